@@ -1,0 +1,37 @@
+# Set-up and checks. `make lab` and `make test` work on a fresh machine: each creates .venv
+# and installs what it needs first.
+
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+CACHE ?= .cache
+LAB_PORT ?= 8888
+
+.PHONY: install lab test lint conformance bench fuzz clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[test]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+lab: $(STAMP)
+	$(PY) -m jupyterlab --no-browser --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) \
+	    --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root,)
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+
+test: lint
+	$(PY) -m pytest
+
+conformance: $(STAMP)
+	$(PY) tools/conformance.py --cache $(CACHE)
+
+clean:
+	rm -rf $(VENV) $(CACHE) .pytest_cache .mypy_cache .ruff_cache

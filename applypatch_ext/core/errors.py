@@ -1,0 +1,93 @@
+"""The errors of the core, named as in Codex's ``ApplyPatchError`` and ``ParseError``.
+
+Every error's ``str()`` is the user-visible text the reference prints, byte for byte. Only the
+Jupyter layer turns these into ``UsageError``; the core never prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class ApplyPatchError(Exception):
+    """Base of every error raised by :mod:`applypatch_ext.core`."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class ParseError(ApplyPatchError, ValueError):
+    """The patch text does not follow the grammar. Also a ``ValueError``."""
+
+    #: 1-based line of the canonical patch text, or None for whole-patch errors.
+    line_number: int | None = None
+
+    @property
+    def cli_text(self) -> str:
+        """The line the standalone tool prints on stderr."""
+        return f"Invalid patch: {self.message}"
+
+
+class InvalidPatchError(ParseError):
+    """A whole-patch error: ``invalid patch: <msg>``."""
+
+    def __str__(self) -> str:
+        return f"invalid patch: {self.message}"
+
+
+class InvalidHunkError(ParseError):
+    """An error at one line: ``invalid hunk at line <n>, <msg>``."""
+
+    def __init__(self, message: str, line_number: int) -> None:
+        super().__init__(message)
+        self.line_number = line_number
+
+    def __str__(self) -> str:
+        return f"invalid hunk at line {self.line_number}, {self.message}"
+
+    @property
+    def cli_text(self) -> str:
+        return f"Invalid patch hunk on line {self.line_number}: {self.message}"
+
+
+class IoError(ApplyPatchError):
+    """A filesystem step failed; the text is the context (plus the OS reason for reads)."""
+
+    def __init__(self, message: str, cause: BaseException | None = None) -> None:
+        super().__init__(message)
+        self.cause = cause
+
+
+@dataclass(frozen=True)
+class MatchFailure:
+    """Why a chunk did not match: what was searched for, in which file, from where.
+
+    Carried by :class:`ComputeReplacementsError` so that a front end can explain the failure
+    (the closest region of the file) without parsing the message.
+    """
+
+    path: str
+    kind: str  # "context" or "lines"
+    expected: tuple[str, ...]
+    start: int
+    is_end_of_file: bool
+    file_lines: tuple[str, ...] = field(repr=False, default=())
+
+
+class ComputeReplacementsError(ApplyPatchError):
+    """A chunk's context or lines were not found (``Failed to find ...``)."""
+
+    def __init__(self, message: str, failure: MatchFailure | None = None) -> None:
+        super().__init__(message)
+        self.failure = failure
+
+
+class CancelledError(ApplyPatchError):
+    """The call was cancelled between two filesystem operations; what was written stays."""
+
+    def __init__(self, message: str = "apply_patch was cancelled") -> None:
+        super().__init__(message)

@@ -1,0 +1,299 @@
+"""The filesystem boundary: every read and write of the pipeline goes through :class:`Filesystem`.
+
+* :class:`LocalFilesystem` works on the real disk (paths are absolute; it follows symlinks for
+  reads and writes like the reference, and reports them through :meth:`Filesystem.metadata`).
+* :class:`MemoryFilesystem` keeps a tree in memory (files, directories, symlinks, special files),
+  raising the same ``OSError`` kinds as Linux, so the same tests run against both.
+
+Also here: lexical path resolution (:func:`resolve_path`), done without touching the disk, and
+the reference's read-size limit. Wrappers that inject faults or confine writes live elsewhere and
+wrap one of these.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import posixpath
+import stat
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Final, Literal, Protocol, runtime_checkable
+
+#: The reference refuses to read files larger than this (spec 4).
+MAX_READ_BYTES: Final = 512 * 1024 * 1024
+
+FileKind = Literal["file", "dir", "symlink", "other"]
+
+
+class FileTooLargeError(OSError):
+    """Rust's custom ``io::Error`` for the size limit; ``strerror`` is the reference's text."""
+
+    def __init__(self) -> None:
+        super().__init__(None, f"file is too large to read: limit is {MAX_READ_BYTES} bytes")
+
+
+class InvalidPathError(OSError):
+    """A path with a NUL byte; Rust's text for it."""
+
+    def __init__(self) -> None:
+        super().__init__(None, "file name contained an unexpected NUL byte")
+
+
+def normalize_path(path: str) -> str:
+    """Lexically normalise an absolute POSIX path: drop ``.`` and empty segments, ``..`` pops.
+
+    ``..`` never climbs above the root. Symlinks are not resolved (spec 5.1).
+    """
+    parts: list[str] = []
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if parts:
+                parts.pop()
+            continue
+        parts.append(part)
+    return "/" + "/".join(parts)
+
+
+def resolve_path(cwd: str, path: str) -> str:
+    """The hunk path joined to ``cwd`` (an absolute path replaces it), lexically normalised."""
+    return normalize_path(posixpath.join(cwd, path))
+
+
+@dataclass(frozen=True, slots=True)
+class FileMetadata:
+    kind: FileKind
+    size: int
+
+
+@runtime_checkable
+class Filesystem(Protocol):
+    """What the pipeline needs from a filesystem. Paths are absolute and normalised.
+
+    Every method raises ``OSError`` (with ``errno`` set where the OS would set it).
+    """
+
+    def read_bytes(self, path: str) -> bytes:
+        """The file's bytes, following symlinks; at most :data:`MAX_READ_BYTES`."""
+        ...
+
+    def write_bytes(self, path: str, data: bytes) -> None:
+        """Create or truncate the file and write ``data`` (the parent must exist)."""
+        ...
+
+    def create_dirs(self, path: str) -> None:
+        """Create the directory and its missing parents."""
+        ...
+
+    def remove_file(self, path: str, *, move_source: bool = False) -> None:
+        """Unlink a file (a symlink itself, not its target).
+
+        ``move_source`` says the removal completes a move, for fault injectors and views.
+        """
+        ...
+
+    def metadata(self, path: str, *, follow_symlinks: bool = True) -> FileMetadata:
+        """What is at ``path``; ``FileNotFoundError`` if nothing."""
+        ...
+
+
+def _check_path(path: str) -> None:
+    if "\0" in path:
+        raise InvalidPathError()
+
+
+_KINDS: Final[dict[int, FileKind]] = {
+    stat.S_IFREG: "file",
+    stat.S_IFDIR: "dir",
+    stat.S_IFLNK: "symlink",
+}
+
+
+class LocalFilesystem:
+    """The real disk."""
+
+    def read_bytes(self, path: str) -> bytes:
+        _check_path(path)
+        # O_NONBLOCK so that a FIFO without a writer cannot hang the pipeline.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        try:
+            info = os.fstat(fd)
+            if stat.S_ISREG(info.st_mode) and info.st_size > MAX_READ_BYTES:
+                raise FileTooLargeError()
+            chunks: list[bytes] = []
+            total = 0
+            while True:
+                chunk = os.read(fd, 1 << 20 if total else max(info.st_size + 1, 1 << 16))
+                if not chunk:
+                    break
+                total += len(chunk)
+                if total > MAX_READ_BYTES:
+                    raise FileTooLargeError()
+                chunks.append(chunk)
+            return b"".join(chunks)
+        finally:
+            os.close(fd)
+
+    def write_bytes(self, path: str, data: bytes) -> None:
+        _check_path(path)
+        with open(path, "wb") as handle:
+            handle.write(data)
+
+    def create_dirs(self, path: str) -> None:
+        _check_path(path)
+        os.makedirs(path, exist_ok=True)
+
+    def remove_file(self, path: str, *, move_source: bool = False) -> None:
+        _check_path(path)
+        os.remove(path)
+
+    def metadata(self, path: str, *, follow_symlinks: bool = True) -> FileMetadata:
+        _check_path(path)
+        info = os.stat(path, follow_symlinks=follow_symlinks)
+        return FileMetadata(_KINDS.get(stat.S_IFMT(info.st_mode), "other"), info.st_size)
+
+
+def _oserror(code: int, path: str) -> OSError:
+    return OSError(code, os.strerror(code), path)
+
+
+class MemoryFilesystem:
+    """An in-memory tree with Linux semantics, for tests and dry runs.
+
+    Nodes are files (bytes), directories, symlinks (absolute or relative targets) and "other"
+    (a stand-in for FIFOs and devices, which cannot be read or written).
+    """
+
+    def __init__(self, files: Mapping[str, bytes | str] | None = None) -> None:
+        self._files: dict[str, bytes] = {}
+        self._dirs: set[str] = {"/"}
+        self._links: dict[str, str] = {}
+        self._others: set[str] = set()
+        for path, data in (files or {}).items():
+            self.add_file(path, data)
+
+    # -- building and inspecting --------------------------------------------------------------
+
+    def add_file(self, path: str, data: bytes | str) -> None:
+        path = normalize_path(path)
+        self.create_dirs(posixpath.dirname(path))
+        self._files[path] = data.encode() if isinstance(data, str) else data
+
+    def add_symlink(self, path: str, target: str) -> None:
+        path = normalize_path(path)
+        self.create_dirs(posixpath.dirname(path))
+        self._links[path] = target
+
+    def add_special(self, path: str) -> None:
+        path = normalize_path(path)
+        self.create_dirs(posixpath.dirname(path))
+        self._others.add(path)
+
+    def tree(self) -> dict[str, bytes | None]:
+        """Every path: file bytes, or None for a directory (the root excluded), or ``-> target``."""
+        out: dict[str, bytes | None] = dict.fromkeys(self._dirs - {"/"})
+        out.update(self._files)
+        out.update({p: b"-> " + t.encode() for p, t in self._links.items()})
+        out.update({p: b"<special>" for p in self._others})
+        return dict(sorted(out.items()))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.tree())
+
+    # -- resolution -----------------------------------------------------------------------------
+
+    def _exists(self, path: str) -> bool:
+        return (
+            path in self._files or path in self._dirs or path in self._links or path in self._others
+        )
+
+    def _resolve(self, path: str, *, follow_last: bool) -> str:
+        """Resolve symlinks in the parents (and the leaf if asked); raise like the OS."""
+        _check_path(path)
+        path = normalize_path(path)
+        for _ in range(40):
+            parts = [p for p in path.split("/") if p]
+            current = "/"
+            restarted = False
+            for i, part in enumerate(parts):
+                candidate = posixpath.join(current, part)
+                is_last = i == len(parts) - 1
+                if candidate in self._links and (follow_last or not is_last):
+                    target = self._links[candidate]
+                    rest = "/".join(parts[i + 1 :])
+                    base = target if target.startswith("/") else posixpath.join(current, target)
+                    path = normalize_path(posixpath.join(base, rest) if rest else base)
+                    restarted = True
+                    break
+                if not is_last:
+                    if candidate in self._files or candidate in self._others:
+                        raise _oserror(errno.ENOTDIR, path)
+                    if candidate not in self._dirs:
+                        raise _oserror(errno.ENOENT, path)
+                current = candidate
+            if not restarted:
+                return path
+        raise _oserror(errno.ELOOP, path)
+
+    # -- the Filesystem protocol ----------------------------------------------------------------
+
+    def read_bytes(self, path: str) -> bytes:
+        real = self._resolve(path, follow_last=True)
+        if real in self._files:
+            data = self._files[real]
+            if len(data) > MAX_READ_BYTES:
+                raise FileTooLargeError()
+            return data
+        if real in self._dirs:
+            raise _oserror(errno.EISDIR, path)
+        if real in self._others:
+            raise _oserror(errno.EINVAL, path)
+        raise _oserror(errno.ENOENT, path)
+
+    def write_bytes(self, path: str, data: bytes) -> None:
+        real = self._resolve(path, follow_last=True)
+        if real in self._dirs:
+            raise _oserror(errno.EISDIR, path)
+        if real in self._others:
+            raise _oserror(errno.EINVAL, path)
+        if posixpath.dirname(real) not in self._dirs:
+            raise _oserror(errno.ENOENT, path)
+        self._files[real] = bytes(data)
+
+    def create_dirs(self, path: str) -> None:
+        real = self._resolve(path, follow_last=True) if path not in ("", "/") else "/"
+        missing: list[str] = []
+        current = real
+        while current not in self._dirs:
+            if self._exists(current):
+                raise _oserror(errno.EEXIST if current == real else errno.ENOTDIR, path)
+            missing.append(current)
+            current = posixpath.dirname(current)
+        self._dirs.update(missing)
+
+    def remove_file(self, path: str, *, move_source: bool = False) -> None:
+        real = self._resolve(path, follow_last=False)
+        if real in self._dirs:
+            raise _oserror(errno.EISDIR, path)
+        for store in (self._files, self._links):
+            if real in store:
+                del store[real]
+                return
+        if real in self._others:
+            self._others.discard(real)
+            return
+        raise _oserror(errno.ENOENT, path)
+
+    def metadata(self, path: str, *, follow_symlinks: bool = True) -> FileMetadata:
+        real = self._resolve(path, follow_last=follow_symlinks)
+        if real in self._links:
+            return FileMetadata("symlink", len(self._links[real]))
+        if real in self._files:
+            return FileMetadata("file", len(self._files[real]))
+        if real in self._dirs:
+            return FileMetadata("dir", 0)
+        if real in self._others:
+            return FileMetadata("other", 0)
+        raise _oserror(errno.ENOENT, path)

@@ -1,0 +1,453 @@
+"""The incremental patch parser (spec 2): the one implementation of the grammar.
+
+:class:`StreamingPatchParser` consumes text as it arrives (``push_delta``), acts only on complete
+lines, keeps the rest buffered, and returns a snapshot of every hunk so far, the last one possibly
+partial. ``finish`` handles a last line without newline and requires ``*** End Patch``. The batch
+parser (:func:`applypatch_ext.core.parser.parse_patch`) feeds the canonical text through this
+class, so both always agree.
+
+Work per delta is proportional to the delta: lines are never re-parsed, completed hunks are frozen
+once, and a snapshot is a lazy view that builds the partial last hunk only when it is read.
+
+This module does not trim the outer text or unwrap heredocs (that is ``parse_patch``'s job) and
+never touches the disk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from typing import overload
+
+from .errors import InvalidHunkError, InvalidPatchError, ParseError
+from .model import (
+    ADD_FILE_MARKER,
+    BEGIN_PATCH_MARKER,
+    CHANGE_CONTEXT_MARKER,
+    DELETE_FILE_MARKER,
+    EMPTY_CHANGE_CONTEXT_MARKER,
+    END_PATCH_MARKER,
+    ENVIRONMENT_ID_MARKER,
+    EOF_MARKER,
+    MOVE_TO_MARKER,
+    UPDATE_FILE_MARKER,
+    AddFile,
+    DeleteFile,
+    Hunk,
+    UpdateFile,
+    UpdateFileChunk,
+)
+from .text import RUST_WHITESPACE
+
+FIRST_LINE_ERROR = "The first line of the patch must be '*** Begin Patch'"
+LAST_LINE_ERROR = "The last line of the patch must be '*** End Patch'"
+EMPTY_ENVIRONMENT_ERROR = "apply_patch environment_id cannot be empty"
+DUPLICATE_ENVIRONMENT_ERROR = "apply_patch environment_id cannot be specified more than once"
+EMPTY_CHUNK_ERROR = "Update hunk does not contain any lines"
+
+
+def invalid_header_message(line: str) -> str:
+    return (
+        f"'{line}' is not a valid hunk header. Valid hunk headers: '*** Add File: {{path}}', "
+        "'*** Delete File: {path}', '*** Update File: {path}'"
+    )
+
+
+def unexpected_update_line_message(line: str) -> str:
+    return (
+        f"Unexpected line found in update hunk: '{line}'. Every line should start with ' ' "
+        "(context line), '+' (added line), or '-' (removed line)"
+    )
+
+
+def expected_context_marker_message(line: str) -> str:
+    return f"Expected update hunk to start with a @@ context marker, got: '{line}'"
+
+
+# Parser modes (spec 2.1). Small ints keep the per-line dispatch cheap.
+_NOT_STARTED, _STARTED, _ADD, _DELETE, _UPDATE, _ENDED = range(6)
+
+
+# (move_path, chunk count, and the last chunk's old/new/context counts and end-of-file flag)
+_UpdateMark = tuple[str | None, int, int, int, int, bool]
+
+
+class _ChunkBuilder:
+    __slots__ = ("change_context", "context_line_indices", "is_end_of_file", "new", "old")
+
+    def __init__(self, change_context: str | None) -> None:
+        self.change_context = change_context
+        self.old: list[str] = []
+        self.new: list[str] = []
+        self.context_line_indices: list[tuple[int, int]] = []
+        self.is_end_of_file = False
+
+    def freeze(
+        self, n_old: int | None = None, n_new: int | None = None, n_ctx: int | None = None
+    ) -> UpdateFileChunk:
+        return UpdateFileChunk(
+            change_context=self.change_context,
+            old_lines=tuple(self.old[:n_old]),
+            new_lines=tuple(self.new[:n_new]),
+            context_line_indices=tuple(self.context_line_indices[:n_ctx]),
+            is_end_of_file=self.is_end_of_file,
+        )
+
+
+class _AddBuilder:
+    __slots__ = ("lines", "path")
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.lines: list[str] = []  # each line's text followed by "\n"
+
+    def freeze(self, n_lines: int | None = None) -> AddFile:
+        return AddFile(self.path, "".join(self.lines[:n_lines]))
+
+
+class _UpdateBuilder:
+    __slots__ = ("chunks", "frozen", "header_line", "move_path", "path")
+
+    def __init__(self, path: str, header_line: int) -> None:
+        self.path = path
+        self.header_line = header_line
+        self.move_path: str | None = None
+        self.chunks: list[_ChunkBuilder] = []
+        self.frozen: list[UpdateFileChunk] = []  # every chunk but the last, frozen once
+
+    def start_chunk(self, change_context: str | None) -> _ChunkBuilder:
+        if self.chunks:
+            self.frozen.append(self.chunks[-1].freeze())
+        chunk = _ChunkBuilder(change_context)
+        self.chunks.append(chunk)
+        return chunk
+
+    def freeze(self, mark: _UpdateMark | None = None) -> UpdateFile:
+        if mark is None:
+            chunks = list(self.frozen)
+            if self.chunks:
+                chunks.append(self.chunks[-1].freeze())
+            return UpdateFile(self.path, self.move_path, tuple(chunks))
+        move_path, n_chunks, n_old, n_new, n_ctx, eof = mark
+        chunks = self.frozen[: max(n_chunks - 1, 0)]
+        if n_chunks:
+            last = self.chunks[n_chunks - 1].freeze(n_old, n_new, n_ctx)
+            if last.is_end_of_file != eof:
+                last = replace(last, is_end_of_file=eof)
+            chunks.append(last)
+        return UpdateFile(self.path, move_path, tuple(chunks))
+
+    def mark(self) -> _UpdateMark:
+        if not self.chunks:
+            return (self.move_path, 0, 0, 0, 0, False)
+        last = self.chunks[-1]
+        return (
+            self.move_path,
+            len(self.chunks),
+            len(last.old),
+            len(last.new),
+            len(last.context_line_indices),
+            last.is_end_of_file,
+        )
+
+
+_Builder = _AddBuilder | _UpdateBuilder
+
+
+class HunkSnapshot(Sequence[Hunk]):
+    """An immutable view of the hunks parsed so far, built lazily.
+
+    Completed hunks are shared with the parser (they never change); the partial last hunk is
+    materialised from the parser's builders on first access, using the sizes recorded when the
+    snapshot was taken, so later input does not leak into an older snapshot.
+    """
+
+    __slots__ = ("_cache", "_completed", "_count", "_mark", "_partial")
+
+    def __init__(
+        self,
+        completed: list[Hunk],
+        count: int,
+        partial: _Builder | None,
+        mark: object,
+    ) -> None:
+        self._completed = completed
+        self._count = count
+        self._partial = partial
+        self._mark = mark
+        self._cache: Hunk | None = None
+
+    def __len__(self) -> int:
+        return self._count + (self._partial is not None)
+
+    @overload
+    def __getitem__(self, index: int) -> Hunk: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Hunk]: ...
+    def __getitem__(self, index: int | slice) -> Hunk | Sequence[Hunk]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        n = len(self)
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError("hunk index out of range")
+        if index < self._count:
+            return self._completed[index]
+        return self._partial_hunk()
+
+    def __iter__(self) -> Iterator[Hunk]:
+        yield from self._completed[: self._count]
+        if self._partial is not None:
+            yield self._partial_hunk()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"HunkSnapshot({list(self)!r})"
+
+    def _partial_hunk(self) -> Hunk:
+        if self._cache is None:
+            partial = self._partial
+            if isinstance(partial, _AddBuilder):
+                assert isinstance(self._mark, int)
+                self._cache = partial.freeze(self._mark)
+            else:
+                assert partial is not None
+                self._cache = partial.freeze(self._mark)  # type: ignore[arg-type]
+        return self._cache
+
+
+class StreamingPatchParser:
+    """Parse patch text incrementally (spec 2).
+
+    >>> parser = StreamingPatchParser()
+    >>> len(parser.push_delta("*** Begin Patch\\n*** Add File: a.txt\\n+hel"))
+    1
+    """
+
+    def __init__(self) -> None:
+        self.line_number = 0
+        self.environment_id: str | None = None
+        self._mode = _NOT_STARTED
+        self._buffer: list[str] = []
+        self._hunks: list[Hunk] = []  # completed hunks, frozen
+        self._current: _Builder | None = None  # the hunk still growing
+        self._error: ParseError | None = None
+
+    # -- public API ---------------------------------------------------------------------------
+
+    def push_delta(self, delta: str) -> HunkSnapshot:
+        """Consume ``delta``; act on every line it completes; return all hunks so far.
+
+        Raises :class:`ParseError` at the first bad line; the parser then stays failed and every
+        later call raises the same error.
+        """
+        if self._error is not None:
+            raise self._error
+        nl = delta.find("\n")
+        if nl < 0:
+            if delta:
+                self._buffer.append(delta)
+            return self.snapshot()
+        if self._buffer:
+            self._buffer.append(delta[:nl])
+            first = "".join(self._buffer)
+            self._buffer.clear()
+        else:
+            first = delta[:nl]
+        last_nl = delta.rfind("\n")
+        if last_nl > nl:
+            lines = delta[nl + 1 : last_nl].split("\n")
+            lines.insert(0, first)
+        else:
+            lines = [first]
+        tail = delta[last_nl + 1 :]
+        self._process_lines(lines)
+        if tail:
+            self._buffer.append(tail)
+        return self.snapshot()
+
+    def finish(self) -> HunkSnapshot:
+        """Process a final unterminated line and require ``*** End Patch`` (spec 2.3)."""
+        if self._error is not None:
+            raise self._error
+        if self._buffer:
+            line = "".join(self._buffer)
+            self._buffer.clear()
+            if self._mode != _NOT_STARTED and line.strip(RUST_WHITESPACE) == END_PATCH_MARKER:
+                # The last line ends the patch even inside an Update hunk (spec 2.3).
+                self.line_number += 1
+                try:
+                    self._close_hunk(line, is_end_patch=True)
+                except ParseError as exc:
+                    self._error = exc
+                    raise
+                self._mode = _ENDED
+            else:
+                self._process_lines([line])
+        if self._mode != _ENDED:
+            self._error = InvalidPatchError(LAST_LINE_ERROR)
+            raise self._error
+        return self.snapshot()
+
+    def snapshot(self) -> HunkSnapshot:
+        """All hunks so far; the last one may still be growing."""
+        current = self._current
+        mark: object = None
+        if isinstance(current, _AddBuilder):
+            mark = len(current.lines)
+        elif current is not None:
+            mark = current.mark()
+        return HunkSnapshot(self._hunks, len(self._hunks), current, mark)
+
+    @property
+    def hunks(self) -> HunkSnapshot:
+        return self.snapshot()
+
+    # -- line processing ----------------------------------------------------------------------
+
+    def _process_lines(self, lines: list[str]) -> None:
+        try:
+            for raw in lines:
+                if raw.endswith("\r"):
+                    raw = raw[:-1]
+                self.line_number += 1
+                mode = self._mode
+                if mode == _UPDATE:
+                    self._update_line(raw)
+                elif mode == _ADD and raw.startswith("+"):
+                    current = self._current
+                    assert isinstance(current, _AddBuilder)
+                    current.lines.append(raw[1:] + "\n")
+                elif mode == _ENDED:
+                    if raw.strip(RUST_WHITESPACE):
+                        raise InvalidPatchError(LAST_LINE_ERROR)
+                elif mode == _NOT_STARTED:
+                    if raw.strip(RUST_WHITESPACE) != BEGIN_PATCH_MARKER:
+                        raise InvalidPatchError(FIRST_LINE_ERROR)
+                    self._mode = _STARTED
+                else:
+                    self._header_line(raw)
+        except ParseError as exc:
+            self._error = exc
+            raise
+
+    def _header_line(self, raw: str) -> None:
+        """A line outside an Update hunk: right after Begin, or after an Add or Delete hunk."""
+        trimmed = raw.strip(RUST_WHITESPACE)
+        if self._start_hunk(trimmed, raw):
+            return
+        if self._mode == _STARTED and trimmed.startswith(ENVIRONMENT_ID_MARKER):
+            if self.environment_id is not None:
+                raise InvalidPatchError(DUPLICATE_ENVIRONMENT_ERROR)
+            value = trimmed[len(ENVIRONMENT_ID_MARKER) :].strip(RUST_WHITESPACE)
+            if not value:
+                raise InvalidPatchError(EMPTY_ENVIRONMENT_ERROR)
+            self.environment_id = value
+            return
+        raise InvalidHunkError(invalid_header_message(trimmed), self.line_number)
+
+    def _start_hunk(self, marker_line: str, raw: str) -> bool:
+        """Act on a hunk header or ``*** End Patch``; return False if ``marker_line`` is neither."""
+        if not marker_line.startswith("*** "):
+            return False
+        if marker_line == END_PATCH_MARKER:
+            self._close_hunk(raw, is_end_patch=True)
+            self._mode = _ENDED
+            return True
+        if marker_line.startswith(ADD_FILE_MARKER):
+            self._close_hunk(raw, is_end_patch=False)
+            self._current = _AddBuilder(marker_line[len(ADD_FILE_MARKER) :])
+            self._mode = _ADD
+            return True
+        if marker_line.startswith(DELETE_FILE_MARKER):
+            self._close_hunk(raw, is_end_patch=False)
+            self._hunks.append(DeleteFile(marker_line[len(DELETE_FILE_MARKER) :]))
+            self._mode = _DELETE
+            return True
+        if marker_line.startswith(UPDATE_FILE_MARKER):
+            self._close_hunk(raw, is_end_patch=False)
+            self._current = _UpdateBuilder(
+                marker_line[len(UPDATE_FILE_MARKER) :], self.line_number
+            )
+            self._mode = _UPDATE
+            return True
+        return False
+
+    def _close_hunk(self, raw: str, *, is_end_patch: bool) -> None:
+        """Freeze the growing hunk, with the closing checks of spec 1.6 for an Update."""
+        current = self._current
+        if current is None:
+            return
+        if isinstance(current, _UpdateBuilder):
+            if not current.chunks:
+                raise InvalidHunkError(
+                    f"Update file hunk for path '{current.path}' is empty", current.header_line
+                )
+            if not current.chunks[-1].old and not current.chunks[-1].new:
+                if is_end_patch:
+                    raise InvalidHunkError(EMPTY_CHUNK_ERROR, self.line_number)
+                raise InvalidHunkError(unexpected_update_line_message(raw), self.line_number)
+        self._hunks.append(current.freeze())
+        self._current = None
+
+    def _update_line(self, raw: str) -> None:
+        """A line inside an Update hunk (spec 1.5, rules 1 to 10 in order)."""
+        update = self._current
+        assert isinstance(update, _UpdateBuilder)
+        u = raw.rstrip(RUST_WHITESPACE)
+        # 1. a hunk header or End Patch (matched on the right-trimmed line only)
+        if u.startswith("*** ") and self._start_hunk(u, raw):
+            return
+        chunks = update.chunks
+        last = chunks[-1] if chunks else None
+        is_context_marker = u == EMPTY_CHANGE_CONTEXT_MARKER or u.startswith(CHANGE_CONTEXT_MARKER)
+        # 2. after an End of File marker only blank lines or a new @@ chunk may follow
+        if last is not None and last.is_end_of_file:
+            if not u:
+                return
+            if not is_context_marker:
+                raise InvalidHunkError(expected_context_marker_message(raw), self.line_number)
+        # 3. Move to, only as the first line after the header
+        if last is None and update.move_path is None and u.startswith(MOVE_TO_MARKER):
+            update.move_path = u[len(MOVE_TO_MARKER) :]
+            return
+        if is_context_marker:
+            # 4. two @@ in a row
+            if last is not None and not last.old and not last.new:
+                raise InvalidHunkError(unexpected_update_line_message(raw), self.line_number)
+            # 5. and 6.
+            update.start_chunk(None if u == EMPTY_CHANGE_CONTEXT_MARKER else u[3:])
+            return
+        # 7. End of File
+        if u == EOF_MARKER:
+            if last is not None:
+                if not last.old and not last.new:
+                    raise InvalidHunkError(EMPTY_CHUNK_ERROR, self.line_number)
+                last.is_end_of_file = True
+            return
+        # 8. and 9. diff lines
+        first = raw[:1]
+        if first in ("", " ", "+", "-"):
+            if last is None:
+                last = update.start_chunk(None)
+            if first == "+":
+                last.new.append(raw[1:])
+            elif first == "-":
+                last.old.append(raw[1:])
+            else:
+                text = raw[1:]
+                last.context_line_indices.append((len(last.old), len(last.new)))
+                last.old.append(text)
+                last.new.append(text)
+            return
+        # 10. anything else
+        if last is not None and (last.old or last.new):
+            raise InvalidHunkError(expected_context_marker_message(raw), self.line_number)
+        raise InvalidHunkError(unexpected_update_line_message(raw), self.line_number)

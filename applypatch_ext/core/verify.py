@@ -1,0 +1,93 @@
+"""Verify a parsed patch against the current files, read only (spec 5.2).
+
+Produces the proposed change map (:class:`~applypatch_ext.core.model.ApplyPatchAction`): for each
+hunk, in patch order and each against the disk as it is now (no simulation of earlier hunks),
+an Add with its content, a Delete with the text it removes, or an Update with its new content and
+its radius-1 unified diff. The first error aborts.
+
+Two hunks that resolve to the same path are rejected by default (``multiple operations target
+<path>``, as upstream since 2026-08-10); ``duplicates="fold"`` keeps the legacy behaviour where
+the later hunk replaces the earlier one in the map (the gap of spec 7.4, for teaching).
+
+Nothing is written here; the standalone path (:func:`~applypatch_ext.core.apply.apply_patch`)
+does not use this step, exactly as upstream.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from .apply import read_text
+from .contents import derive_new_contents
+from .diff import unified_diff
+from .errors import InvalidPatchError, IoError
+from .fs import Filesystem, LocalFilesystem, resolve_path
+from .model import (
+    AddFile,
+    ApplyPatchAction,
+    ApplyPatchFileChange,
+    DeleteFile,
+    FileAdd,
+    FileDelete,
+    FileUpdate,
+    ParsedPatch,
+    UpdateFile,
+)
+from .text import LineEndings, Utf8DecodeError, format_io_error
+
+#: Context radius of the diff stored in a proposed Update (spec 4.5).
+PROPOSED_DIFF_CONTEXT = 1
+
+
+class DuplicatePaths(str, Enum):
+    """What verification does with two hunks on one resolved path."""
+
+    REJECT = "reject"
+    FOLD = "fold"
+
+
+def _read(fs: Filesystem, path: str, context: str) -> str:
+    try:
+        return read_text(fs, path)
+    except (OSError, Utf8DecodeError) as exc:
+        raise IoError(f"{context} {path}: {format_io_error(exc)}", exc) from exc
+
+
+def verify_patch(
+    parsed: ParsedPatch,
+    cwd: str,
+    filesystem: Filesystem | None = None,
+    *,
+    line_endings: LineEndings | str = LineEndings.PRESERVE,
+    duplicates: DuplicatePaths | str = DuplicatePaths.REJECT,
+) -> ApplyPatchAction:
+    """Check every hunk against the files under ``cwd`` and return the proposed change map.
+
+    Raises :class:`~applypatch_ext.core.errors.ApplyPatchError` (an ``InvalidPatchError`` for
+    duplicate paths, an ``IoError`` for an unreadable file, a ``ComputeReplacementsError`` for a
+    chunk that does not match).
+    """
+    fs = filesystem if filesystem is not None else LocalFilesystem()
+    mode = LineEndings(line_endings)
+    reject_duplicates = DuplicatePaths(duplicates) is DuplicatePaths.REJECT
+    changes: dict[str, ApplyPatchFileChange] = {}
+    for hunk in parsed.hunks:
+        path = resolve_path(cwd, hunk.path)
+        if path in changes:
+            if reject_duplicates:
+                raise InvalidPatchError(f"multiple operations target {path}")
+            del changes[path]  # folded: the later hunk takes the earlier one's place
+        change: ApplyPatchFileChange
+        match hunk:
+            case AddFile(contents=contents):
+                change = FileAdd(contents)
+            case DeleteFile():
+                change = FileDelete(_read(fs, path, "Failed to read"))
+            case UpdateFile(move_path=move_path, chunks=chunks):
+                original = _read(fs, path, "Failed to read file to update")
+                new = derive_new_contents(original, path, chunks, mode)
+                diff = unified_diff(original, new, context_radius=PROPOSED_DIFF_CONTEXT)
+                dest = None if move_path is None else resolve_path(cwd, move_path)
+                change = FileUpdate(diff, dest, new)
+        changes[path] = change
+    return ApplyPatchAction(changes, parsed.patch, cwd, mode, parsed.hunks)
