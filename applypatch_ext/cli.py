@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .core.apply import apply_patch
+from .core.apply import NOT_UTF8_PATCH, apply_patch
 from .core.text import LineEndings
 
 USAGE = "Usage: apply_patch 'PATCH'\n       echo 'PATCH' | apply_patch\n"
@@ -58,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             patch.encode("utf-8")
         except UnicodeEncodeError:
-            _write(sys.stderr, "Error: apply_patch requires a UTF-8 PATCH argument.\n")
+            _write(sys.stderr, NOT_UTF8_PATCH + "\n")
             return 1
     else:
         try:

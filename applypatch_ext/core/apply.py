@@ -36,6 +36,7 @@ from .parser import parse_patch
 from .text import LineEndings, Utf8DecodeError, decode_utf8, format_io_error
 
 NO_FILES_MODIFIED = "No files were modified."
+NOT_UTF8_PATCH = "Error: apply_patch requires a UTF-8 PATCH argument."
 SUCCESS_HEADER = "Success. Updated the following files:\n"
 
 
@@ -72,6 +73,16 @@ class ApplyOutcome:
 def read_text(fs: Filesystem, path: str) -> str:
     """Read a file as strict UTF-8; ``OSError`` or :class:`Utf8DecodeError` on failure."""
     return decode_utf8(fs.read_bytes(path))
+
+
+def read_file_to_update(fs: Filesystem, path: str) -> str:
+    """Read the file an Update rewrites: it must be a regular file (symlinks followed)."""
+    try:
+        if fs.metadata(path).kind != "file":
+            raise IoError(f"Failed to read file to update {path}: path `{path}` is not a file")
+        return read_text(fs, path)
+    except (OSError, Utf8DecodeError) as exc:
+        raise IoError(f"Failed to read file to update {path}: {format_io_error(exc)}", exc) from exc
 
 
 class _Recorder:
@@ -132,15 +143,6 @@ class _Recorder:
             raise
 
 
-def _read_for_update(fs: Filesystem, path: str) -> str:
-    try:
-        return read_text(fs, path)
-    except (OSError, Utf8DecodeError) as exc:
-        raise IoError(
-            f"Failed to read file to update {path}: {format_io_error(exc)}", exc
-        ) from exc
-
-
 def _is_dir(fs: Filesystem, path: str) -> bool:
     try:
         return fs.metadata(path, follow_symlinks=False).kind == "dir"
@@ -188,7 +190,7 @@ def _apply_update(
 ) -> None:
     fs = rec.fs
     rec.probe(path)
-    original = _read_for_update(fs, path)
+    original = read_file_to_update(fs, path)
     new = derive_new_contents(original, path, hunk.chunks, line_endings)
     if dest is None:
         rec.write(path, new)
@@ -281,6 +283,10 @@ def apply_patch(
     mode = LineEndings(line_endings)
     fs = filesystem if filesystem is not None else LocalFilesystem()
     cwd_abs = os.path.abspath(os.fspath(cwd))
+    try:
+        patch.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates, e.g. a non-UTF-8 argument decoded by the OS
+        return ApplyPatchResult(1, "", NOT_UTF8_PATCH + "\n")
     try:
         parsed = parse_patch(patch)
     except ParseError as exc:

@@ -49,10 +49,7 @@ def compute_replacements(
         new = chunk.new_lines
         if not old:
             # A pure addition goes at the end of the file, whatever @@ context was found.
-            if legacy and lines and lines[-1] == "":
-                at = len(lines) - 1
-            else:
-                at = len(lines)
+            at = len(lines) - 1 if legacy and lines and lines[-1] == "" else len(lines)
             replacements.append((at, 0, new))
             continue
 

@@ -54,6 +54,14 @@ class InvalidHunkError(ParseError):
         return f"Invalid patch hunk on line {self.line_number}: {self.message}"
 
 
+class InvalidPathError(ApplyPatchError):
+    """A hunk path the platform cannot represent (a NUL byte): the reference's text."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"'{path}' is invalid on 'linux'")
+        self.path = path
+
+
 class IoError(ApplyPatchError):
     """A filesystem step failed; the text is the context (plus the OS reason for reads)."""
 

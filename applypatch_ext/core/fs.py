@@ -20,6 +20,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final, Literal, Protocol, runtime_checkable
 
+from . import errors
+
 #: The reference refuses to read files larger than this (spec 4).
 MAX_READ_BYTES: Final = 512 * 1024 * 1024
 
@@ -33,7 +35,7 @@ class FileTooLargeError(OSError):
         super().__init__(None, f"file is too large to read: limit is {MAX_READ_BYTES} bytes")
 
 
-class InvalidPathError(OSError):
+class NulInPathError(OSError):
     """A path with a NUL byte; Rust's text for it."""
 
     def __init__(self) -> None:
@@ -58,7 +60,12 @@ def normalize_path(path: str) -> str:
 
 
 def resolve_path(cwd: str, path: str) -> str:
-    """The hunk path joined to ``cwd`` (an absolute path replaces it), lexically normalised."""
+    """The hunk path joined to ``cwd`` (an absolute path replaces it), lexically normalised.
+
+    Raises :class:`~applypatch_ext.core.errors.InvalidPathError` for a path with a NUL byte.
+    """
+    if "\0" in path:
+        raise errors.InvalidPathError(path)
     return normalize_path(posixpath.join(cwd, path))
 
 
@@ -101,7 +108,7 @@ class Filesystem(Protocol):
 
 def _check_path(path: str) -> None:
     if "\0" in path:
-        raise InvalidPathError()
+        raise NulInPathError()
 
 
 _KINDS: Final[dict[int, FileKind]] = {
@@ -191,12 +198,13 @@ class MemoryFilesystem:
         self.create_dirs(posixpath.dirname(path))
         self._others.add(path)
 
-    def tree(self) -> dict[str, bytes | None]:
-        """Every path: file bytes, or None for a directory (the root excluded), or ``-> target``."""
-        out: dict[str, bytes | None] = dict.fromkeys(self._dirs - {"/"})
+    def tree(self) -> dict[str, bytes | tuple[str, str] | None]:
+        """Every path but the root: file bytes, None for a directory, ``("symlink", target)``
+        for a link and ``("special", "")`` for a special file."""
+        out: dict[str, bytes | tuple[str, str] | None] = dict.fromkeys(self._dirs - {"/"})
         out.update(self._files)
-        out.update({p: b"-> " + t.encode() for p, t in self._links.items()})
-        out.update({p: b"<special>" for p in self._others})
+        out.update({p: ("symlink", t) for p, t in self._links.items()})
+        out.update({p: ("special", "") for p in self._others})
         return dict(sorted(out.items()))
 
     def __iter__(self) -> Iterator[str]:
@@ -263,15 +271,20 @@ class MemoryFilesystem:
         self._files[real] = bytes(data)
 
     def create_dirs(self, path: str) -> None:
-        real = self._resolve(path, follow_last=True) if path not in ("", "/") else "/"
-        missing: list[str] = []
-        current = real
-        while current not in self._dirs:
-            if self._exists(current):
-                raise _oserror(errno.EEXIST if current == real else errno.ENOTDIR, path)
-            missing.append(current)
-            current = posixpath.dirname(current)
-        self._dirs.update(missing)
+        _check_path(path)
+        current = "/"
+        for part in [p for p in normalize_path(path).split("/") if p]:
+            candidate = posixpath.join(current, part)
+            if candidate in self._links:
+                candidate = self._resolve(candidate, follow_last=True)
+            if candidate in self._dirs:
+                current = candidate
+                continue
+            if self._exists(candidate):
+                last = candidate == self._resolve(path, follow_last=True)
+                raise _oserror(errno.EEXIST if last else errno.ENOTDIR, path)
+            self._dirs.add(candidate)
+            current = candidate
 
     def remove_file(self, path: str, *, move_source: bool = False) -> None:
         real = self._resolve(path, follow_last=False)

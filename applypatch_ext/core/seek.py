@@ -119,13 +119,7 @@ def seek_sequence(
     if len(pattern) > n_lines:
         return None
     last = n_lines - len(pattern)
-    if eof:
-        if legacy:
-            first = last
-        else:
-            first = max(last, start)
-    else:
-        first = start
+    first = (last if legacy else max(last, start)) if eof else start
     if first > last or first < 0:
         return None
     for pass_index, normaliser in enumerate(NORMALISERS):

@@ -373,9 +373,7 @@ class StreamingPatchParser:
             return True
         if marker_line.startswith(UPDATE_FILE_MARKER):
             self._close_hunk(raw, is_end_patch=False)
-            self._current = _UpdateBuilder(
-                marker_line[len(UPDATE_FILE_MARKER) :], self.line_number
-            )
+            self._current = _UpdateBuilder(marker_line[len(UPDATE_FILE_MARKER) :], self.line_number)
             self._mode = _UPDATE
             return True
         return False

@@ -11,7 +11,7 @@ What it does not do: any patch grammar or file access.
 from __future__ import annotations
 
 import os
-from enum import Enum
+from enum import StrEnum
 from typing import Final
 
 #: Characters with the Unicode ``White_Space`` property, as used by Rust's ``str::trim``.
@@ -22,7 +22,7 @@ RUST_WHITESPACE: Final = (
 )
 
 
-class LineEndings(str, Enum):
+class LineEndings(StrEnum):
     """How an Update rebuilds a file (spec 4): keep each line's terminator, or normalise to LF."""
 
     PRESERVE = "preserve"
@@ -55,7 +55,7 @@ def rust_lines(text: str) -> list[str]:
 
 
 def split_terminated_lines(text: str) -> tuple[list[str], list[str]]:
-    """Split into logical lines and their terminators (``\\r\\n``, lone ``\\r``, ``\\n``, or ``""``).
+    """Split into logical lines and their terminators (CRLF, lone CR, LF, or ``""``).
 
     Returns two parallel lists. A final unterminated fragment is a line with terminator ``""``.
     """

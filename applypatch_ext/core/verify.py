@@ -15,9 +15,9 @@ does not use this step, exactly as upstream.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
-from .apply import read_text
+from .apply import read_file_to_update, read_text
 from .contents import derive_new_contents
 from .diff import unified_diff
 from .errors import InvalidPatchError, IoError
@@ -39,7 +39,7 @@ from .text import LineEndings, Utf8DecodeError, format_io_error
 PROPOSED_DIFF_CONTEXT = 1
 
 
-class DuplicatePaths(str, Enum):
+class DuplicatePaths(StrEnum):
     """What verification does with two hunks on one resolved path."""
 
     REJECT = "reject"
@@ -84,7 +84,7 @@ def verify_patch(
             case DeleteFile():
                 change = FileDelete(_read(fs, path, "Failed to read"))
             case UpdateFile(move_path=move_path, chunks=chunks):
-                original = _read(fs, path, "Failed to read file to update")
+                original = read_file_to_update(fs, path)
                 new = derive_new_contents(original, path, chunks, mode)
                 diff = unified_diff(original, new, context_radius=PROPOSED_DIFF_CONTEXT)
                 dest = None if move_path is None else resolve_path(cwd, move_path)

@@ -1,0 +1,139 @@
+"""Fault injection: a :class:`Filesystem` wrapper that fails chosen operations on purpose.
+
+Used by the ``turn`` command, the magic's ``--fault`` option, the tests and the teaching
+notebooks. A fault is written as ``KIND:ARG``:
+
+============================  ===============================================================
+``write:N``                   the N-th file write (1-based) fails with EIO
+``write:PATH``                every write of PATH fails with EIO
+``delete:PATH``               removing PATH fails with EIO (a Delete File hunk)
+``remove-source:PATH``        removing PATH as the source of a move fails with EIO
+``eperm:PATH``                writes, removals and directory creation at or under PATH fail
+                              with EPERM, as a sandbox denies them
+``drift:PATH``                right after PATH is first read, a line is appended to it, so the
+                              file changes between verification and application
+``cancel:N``                  cancel before the N-th mutating operation (write, remove or
+                              directory creation), raising :class:`CancelledError`
+============================  ===============================================================
+
+PATH is resolved against the working directory like a hunk path. Reads are never failed (the
+reference's read errors come from real files: missing, a directory, not UTF-8).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from dataclasses import dataclass
+from typing import Final
+
+from .errors import CancelledError
+from .fs import FileMetadata, Filesystem, resolve_path
+
+FAULT_KINDS: Final = ("write", "delete", "remove-source", "eperm", "drift", "cancel")
+DRIFT_LINE: Final = "drifted: this line was added between verify and apply\n"
+
+
+class FaultSpecError(ValueError):
+    """A fault spec that cannot be understood; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Fault:
+    kind: str
+    path: str | None = None  # resolved absolute path
+    index: int | None = None  # 1-based operation index
+    spec: str = ""
+
+
+def parse_fault(spec: str, cwd: str) -> Fault:
+    """Parse one ``KIND:ARG`` spec (see the module docstring)."""
+    kind, sep, arg = spec.partition(":")
+    if not sep or not arg:
+        raise FaultSpecError(f"fault spec {spec!r} must look like KIND:ARG, e.g. write:2")
+    if kind not in FAULT_KINDS:
+        raise FaultSpecError(
+            f"unknown fault kind {kind!r} in {spec!r}; expected one of {', '.join(FAULT_KINDS)}"
+        )
+    if kind == "cancel" or (kind == "write" and arg.isdigit()):
+        if not arg.isdigit() or int(arg) < 1:
+            raise FaultSpecError(f"{spec!r}: {kind} needs an operation number >= 1")
+        return Fault(kind, index=int(arg), spec=spec)
+    return Fault(kind, path=resolve_path(cwd, arg), spec=spec)
+
+
+def _io_error(path: str, code: int = errno.EIO) -> OSError:
+    return OSError(code, os.strerror(code), path)
+
+
+class FaultyFilesystem:
+    """Wraps a filesystem and injects the given faults; records which ones fired."""
+
+    def __init__(self, inner: Filesystem, faults: list[Fault] | tuple[Fault, ...]) -> None:
+        self.inner = inner
+        self.faults = tuple(faults)
+        self.writes = 0
+        self.mutations = 0
+        self.fired: list[str] = []
+        self._drifted: set[str] = set()
+
+    @classmethod
+    def from_specs(cls, inner: Filesystem, specs: list[str], cwd: str) -> FaultyFilesystem:
+        return cls(inner, [parse_fault(s, cwd) for s in specs])
+
+    def _matching(self, kind: str, path: str, *, under: bool = False) -> Fault | None:
+        for fault in self.faults:
+            if fault.kind != kind or fault.path is None:
+                continue
+            if fault.path == path or (under and path.startswith(fault.path.rstrip("/") + "/")):
+                return fault
+        return None
+
+    def _fire(self, fault: Fault) -> None:
+        self.fired.append(fault.spec)
+
+    def _mutation(self, path: str) -> None:
+        self.mutations += 1
+        for fault in self.faults:
+            if fault.kind == "cancel" and fault.index == self.mutations:
+                self._fire(fault)
+                raise CancelledError()
+        denied = self._matching("eperm", path, under=True)
+        if denied is not None:
+            self._fire(denied)
+            raise _io_error(path, errno.EPERM)
+
+    # -- the Filesystem protocol ----------------------------------------------------------------
+
+    def read_bytes(self, path: str) -> bytes:
+        data = self.inner.read_bytes(path)
+        drift = self._matching("drift", path)
+        if drift is not None and path not in self._drifted:
+            self._drifted.add(path)
+            self._fire(drift)
+            self.inner.write_bytes(path, data + DRIFT_LINE.encode())
+        return data
+
+    def write_bytes(self, path: str, data: bytes) -> None:
+        self._mutation(path)
+        self.writes += 1
+        for fault in self.faults:
+            if fault.kind == "write" and (fault.index == self.writes or fault.path == path):
+                self._fire(fault)
+                raise _io_error(path)
+        self.inner.write_bytes(path, data)
+
+    def create_dirs(self, path: str) -> None:
+        self._mutation(path)
+        self.inner.create_dirs(path)
+
+    def remove_file(self, path: str, *, move_source: bool = False) -> None:
+        self._mutation(path)
+        fault = self._matching("remove-source" if move_source else "delete", path)
+        if fault is not None:
+            self._fire(fault)
+            raise _io_error(path)
+        self.inner.remove_file(path, move_source=move_source)
+
+    def metadata(self, path: str, *, follow_symlinks: bool = True) -> FileMetadata:
+        return self.inner.metadata(path, follow_symlinks=follow_symlinks)

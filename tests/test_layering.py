@@ -1,0 +1,48 @@
+"""The core imports only the standard library; the package import stays light."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import applypatch_ext
+
+CORE = Path(applypatch_ext.__file__).parent / "core"
+JUPYTER_MODULES = ("IPython", "ipywidgets", "anywidget", "traitlets", "comm", "ipykernel")
+
+
+def _loaded_after(code: str) -> set[str]:
+    proc = subprocess.run(
+        [sys.executable, "-c", f"{code}\nimport sys\nprint('\\n'.join(sys.modules))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return set(proc.stdout.split())
+
+
+def test_core_loads_no_jupyter_module() -> None:
+    modules = [f"applypatch_ext.core.{p.stem}" for p in CORE.glob("*.py") if p.stem != "__init__"]
+    loaded = _loaded_after("\n".join(f"import {m}" for m in modules))
+    assert not {m for m in loaded if m.split(".")[0] in JUPYTER_MODULES}
+
+
+def test_core_imports_only_the_standard_library() -> None:
+    for path in CORE.glob("*.py"):
+        for line in path.read_text().splitlines():
+            stripped = line.strip()
+            if stripped.startswith(("import ", "from ")) and not stripped.startswith("from ."):
+                top = stripped.split()[1].split(".")[0]
+                assert top in sys.stdlib_module_names or top == "__future__", (path, line)
+
+
+def test_package_import_is_lazy() -> None:
+    loaded = _loaded_after("import applypatch_ext")
+    assert "applypatch_ext.core.apply" not in loaded
+    assert not {m for m in loaded if m.split(".")[0] in JUPYTER_MODULES}
+
+
+def test_public_names_resolve() -> None:
+    for name in applypatch_ext.__all__:
+        assert getattr(applypatch_ext, name) is not None
