@@ -179,7 +179,12 @@ def render_patch(hunks: tuple[Hunk, ...] | list[Hunk], environment_id: str | Non
         lines.append(f"{ENVIRONMENT_ID_MARKER} {environment_id}")
     lines.extend(str(hunk) for hunk in hunks)
     lines.append(END_PATCH_MARKER)
-    return "\n".join(lines)
+    text = "\n".join(lines)
+    if "\r\n" not in text:
+        return text
+    # parse_patch drops one trailing CR of every line twice (Rust-lines, then the streaming
+    # parser), so a line whose text really ends with CR needs two more to survive.
+    return "\n".join(line + "\r\r" if line.endswith("\r") else line for line in text.split("\n"))
 
 
 # --- verification result (the proposed change map) ------------------------------------------

@@ -280,8 +280,8 @@ class StreamingPatchParser:
         if self._buffer:
             line = "".join(self._buffer)
             self._buffer.clear()
-            if self._mode != _NOT_STARTED and line.strip(RUST_WHITESPACE) == END_PATCH_MARKER:
-                # The last line ends the patch even inside an Update hunk (spec 2.3).
+            if line.strip(RUST_WHITESPACE) == END_PATCH_MARKER:
+                # The last line ends the patch even inside an Update hunk, in any mode (spec 2.3).
                 self.line_number += 1
                 try:
                     self._close_hunk(line, is_end_patch=True)
@@ -341,7 +341,7 @@ class StreamingPatchParser:
     def _header_line(self, raw: str) -> None:
         """A line outside an Update hunk: right after Begin, or after an Add or Delete hunk."""
         trimmed = raw.strip(RUST_WHITESPACE)
-        if self._start_hunk(trimmed, raw):
+        if self._start_hunk(trimmed):
             return
         if self._mode == _STARTED and trimmed.startswith(ENVIRONMENT_ID_MARKER):
             if self.environment_id is not None:
@@ -353,32 +353,36 @@ class StreamingPatchParser:
             return
         raise InvalidHunkError(invalid_header_message(trimmed), self.line_number)
 
-    def _start_hunk(self, marker_line: str, raw: str) -> bool:
-        """Act on a hunk header or ``*** End Patch``; return False if ``marker_line`` is neither."""
+    def _start_hunk(self, marker_line: str) -> bool:
+        """Act on a hunk header or ``*** End Patch``; return False if ``marker_line`` is neither.
+
+        ``marker_line`` is the line as matched (trimmed, or right-trimmed inside an Update hunk);
+        a closing-check error quotes it in that form, as the reference does.
+        """
         if not marker_line.startswith("*** "):
             return False
         if marker_line == END_PATCH_MARKER:
-            self._close_hunk(raw, is_end_patch=True)
+            self._close_hunk(marker_line, is_end_patch=True)
             self._mode = _ENDED
             return True
         if marker_line.startswith(ADD_FILE_MARKER):
-            self._close_hunk(raw, is_end_patch=False)
+            self._close_hunk(marker_line, is_end_patch=False)
             self._current = _AddBuilder(marker_line[len(ADD_FILE_MARKER) :])
             self._mode = _ADD
             return True
         if marker_line.startswith(DELETE_FILE_MARKER):
-            self._close_hunk(raw, is_end_patch=False)
+            self._close_hunk(marker_line, is_end_patch=False)
             self._hunks.append(DeleteFile(marker_line[len(DELETE_FILE_MARKER) :]))
             self._mode = _DELETE
             return True
         if marker_line.startswith(UPDATE_FILE_MARKER):
-            self._close_hunk(raw, is_end_patch=False)
+            self._close_hunk(marker_line, is_end_patch=False)
             self._current = _UpdateBuilder(marker_line[len(UPDATE_FILE_MARKER) :], self.line_number)
             self._mode = _UPDATE
             return True
         return False
 
-    def _close_hunk(self, raw: str, *, is_end_patch: bool) -> None:
+    def _close_hunk(self, line: str, *, is_end_patch: bool) -> None:
         """Freeze the growing hunk, with the closing checks of spec 1.6 for an Update."""
         current = self._current
         if current is None:
@@ -391,7 +395,7 @@ class StreamingPatchParser:
             if not current.chunks[-1].old and not current.chunks[-1].new:
                 if is_end_patch:
                     raise InvalidHunkError(EMPTY_CHUNK_ERROR, self.line_number)
-                raise InvalidHunkError(unexpected_update_line_message(raw), self.line_number)
+                raise InvalidHunkError(unexpected_update_line_message(line), self.line_number)
         self._hunks.append(current.freeze())
         self._current = None
 
@@ -401,7 +405,7 @@ class StreamingPatchParser:
         assert isinstance(update, _UpdateBuilder)
         u = raw.rstrip(RUST_WHITESPACE)
         # 1. a hunk header or End Patch (matched on the right-trimmed line only)
-        if u.startswith("*** ") and self._start_hunk(u, raw):
+        if u.startswith("*** ") and self._start_hunk(u):
             return
         chunks = update.chunks
         last = chunks[-1] if chunks else None
