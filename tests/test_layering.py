@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -30,11 +31,16 @@ def test_core_loads_no_jupyter_module() -> None:
 
 def test_core_imports_only_the_standard_library() -> None:
     for path in CORE.glob("*.py"):
-        for line in path.read_text().splitlines():
-            stripped = line.strip()
-            if stripped.startswith(("import ", "from ")) and not stripped.startswith("from ."):
-                top = stripped.split()[1].split(".")[0]
-                assert top in sys.stdlib_module_names or top == "__future__", (path, line)
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                assert top in sys.stdlib_module_names or top == "__future__", (path, name)
 
 
 def test_package_import_is_lazy() -> None:

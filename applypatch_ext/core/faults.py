@@ -8,16 +8,20 @@ notebooks. A fault is written as ``KIND:ARG``:
 ``write:PATH``                every write of PATH fails with EIO
 ``delete:PATH``               removing PATH fails with EIO (a Delete File hunk)
 ``remove-source:PATH``        removing PATH as the source of a move fails with EIO
-``eperm:PATH``                writes, removals and directory creation at or under PATH fail
-                              with EPERM, as a sandbox denies them
+``eperm:PATH``                in a sandboxed attempt, writes, removals and directory creation at
+                              or under PATH are denied (:class:`SandboxDenied`), as a sandbox
+                              denies them; an unsandboxed retry is not affected
 ``drift:PATH``                right after PATH is first read, a line is appended to it, so the
                               file changes between verification and application
 ``cancel:N``                  cancel before the N-th mutating operation (write, remove or
-                              directory creation), raising :class:`CancelledError`
+                              directory creation), as if the user interrupted the call
 ============================  ===============================================================
 
 PATH is resolved against the working directory like a hunk path. Reads are never failed (the
 reference's read errors come from real files: missing, a directory, not UTF-8).
+
+The wrapper is also where a call's cancellation token is checked: before every mutating
+operation, raising :class:`CancelledError`.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from typing import Final
 
 from .errors import CancelledError
 from .fs import FileMetadata, Filesystem, resolve_path
+from .sandbox import SandboxDenied
 
 FAULT_KINDS: Final = ("write", "delete", "remove-source", "eperm", "drift", "cancel")
 DRIFT_LINE: Final = "drifted: this line was added between verify and apply\n"
@@ -66,12 +71,37 @@ def _io_error(path: str, code: int = errno.EIO) -> OSError:
     return OSError(code, os.strerror(code), path)
 
 
-class FaultyFilesystem:
-    """Wraps a filesystem and injects the given faults; records which ones fired."""
+class CancellationToken:
+    """Set from anywhere (a KeyboardInterrupt handler, another thread); checked between writes."""
 
-    def __init__(self, inner: Filesystem, faults: list[Fault] | tuple[Fault, ...]) -> None:
+    def __init__(self) -> None:
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+class FaultyFilesystem:
+    """Wraps a filesystem and injects the given faults; records which ones fired.
+
+    ``inner`` may be replaced between attempts (sandboxed, then not); counters persist, so
+    ``write:N`` counts the writes of the whole call. ``external`` is where a drift writes (the
+    outside world, never a sandbox or a transaction journal).
+    """
+
+    def __init__(
+        self,
+        inner: Filesystem,
+        faults: list[Fault] | tuple[Fault, ...] = (),
+        *,
+        cancel: CancellationToken | None = None,
+        external: Filesystem | None = None,
+    ) -> None:
         self.inner = inner
+        self.external = external if external is not None else inner
         self.faults = tuple(faults)
+        self.cancel = cancel
+        self.sandboxed = False
         self.writes = 0
         self.mutations = 0
         self.fired: list[str] = []
@@ -97,11 +127,15 @@ class FaultyFilesystem:
         for fault in self.faults:
             if fault.kind == "cancel" and fault.index == self.mutations:
                 self._fire(fault)
+                if self.cancel is not None:
+                    self.cancel.cancel()
                 raise CancelledError()
-        denied = self._matching("eperm", path, under=True)
+        if self.cancel is not None and self.cancel.cancelled:
+            raise CancelledError()
+        denied = self._matching("eperm", path, under=True) if self.sandboxed else None
         if denied is not None:
             self._fire(denied)
-            raise _io_error(path, errno.EPERM)
+            raise SandboxDenied(path, f"denied by the fault {denied.spec}")
 
     # -- the Filesystem protocol ----------------------------------------------------------------
 
@@ -111,7 +145,7 @@ class FaultyFilesystem:
         if drift is not None and path not in self._drifted:
             self._drifted.add(path)
             self._fire(drift)
-            self.inner.write_bytes(path, data + DRIFT_LINE.encode())
+            self.external.write_bytes(path, data + DRIFT_LINE.encode())
         return data
 
     def write_bytes(self, path: str, data: bytes) -> None:
@@ -137,3 +171,7 @@ class FaultyFilesystem:
 
     def metadata(self, path: str, *, follow_symlinks: bool = True) -> FileMetadata:
         return self.inner.metadata(path, follow_symlinks=follow_symlinks)
+
+    def remove_dir(self, path: str) -> None:
+        self._mutation(path)
+        self.inner.remove_dir(path)

@@ -105,6 +105,10 @@ class Filesystem(Protocol):
         """What is at ``path``; ``FileNotFoundError`` if nothing."""
         ...
 
+    def remove_dir(self, path: str) -> None:
+        """Remove an empty directory (only an atomic transaction's rollback does this)."""
+        ...
+
 
 def _check_path(path: str) -> None:
     if "\0" in path:
@@ -156,10 +160,19 @@ class LocalFilesystem:
         _check_path(path)
         os.remove(path)
 
+    def remove_dir(self, path: str) -> None:
+        _check_path(path)
+        os.rmdir(path)
+
     def metadata(self, path: str, *, follow_symlinks: bool = True) -> FileMetadata:
         _check_path(path)
         info = os.stat(path, follow_symlinks=follow_symlinks)
         return FileMetadata(_KINDS.get(stat.S_IFMT(info.st_mode), "other"), info.st_size)
+
+    def canonical_path(self, path: str) -> str:
+        """``path`` with the symlinks of its existing components resolved, the rest lexical."""
+        _check_path(path)
+        return os.path.realpath(path)
 
 
 def _oserror(code: int, path: str) -> OSError:
@@ -299,6 +312,15 @@ class MemoryFilesystem:
             return
         raise _oserror(errno.ENOENT, path)
 
+    def remove_dir(self, path: str) -> None:
+        real = self._resolve(path, follow_last=False)
+        if real not in self._dirs:
+            raise _oserror(errno.ENOTDIR if self._exists(real) else errno.ENOENT, path)
+        prefix = real.rstrip("/") + "/"
+        if any(p.startswith(prefix) for p in self.tree()):
+            raise _oserror(errno.ENOTEMPTY, path)
+        self._dirs.discard(real)
+
     def metadata(self, path: str, *, follow_symlinks: bool = True) -> FileMetadata:
         real = self._resolve(path, follow_last=follow_symlinks)
         if real in self._links:
@@ -310,3 +332,28 @@ class MemoryFilesystem:
         if real in self._others:
             return FileMetadata("other", 0)
         raise _oserror(errno.ENOENT, path)
+
+    def canonical_path(self, path: str) -> str:
+        """``path`` with the symlinks of its existing components resolved, the rest lexical.
+
+        Like ``os.path.realpath``: a dangling link is replaced by its target, a missing
+        component ends the resolution, a symlink loop leaves the path as far as it got.
+        """
+        _check_path(path)
+        path = normalize_path(path)
+        for _ in range(40):
+            parts = [p for p in path.split("/") if p]
+            current = "/"
+            for i, part in enumerate(parts):
+                candidate = posixpath.join(current, part)
+                if candidate in self._links:
+                    target = self._links[candidate]
+                    base = target if target.startswith("/") else posixpath.join(current, target)
+                    path = normalize_path(posixpath.join(base, *parts[i + 1 :]))
+                    break
+                if candidate not in self._dirs:
+                    return normalize_path(posixpath.join(candidate, *parts[i + 1 :]))
+                current = candidate
+            else:
+                return path
+        return path

@@ -1,0 +1,179 @@
+"""``python -m applypatch_ext turn``: run patch files as the tool calls of one turn.
+
+Prints every event as one JSON object per line (PatchApplyUpdated, safety, begin, approval
+requests and decisions, end, TurnDiff), a ``call_result`` line after each call, and, last, the
+final TurnDiff of the turn. Exits 0 when every call completed, 1 otherwise, 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+
+from .core.faults import FaultSpecError, parse_fault
+from .core.pipeline import Decision, PipelineOptions, Turn
+from .core.safety import ApprovalPolicy
+from .core.sandbox import PermissionProfile, SandboxPolicy
+from .core.text import LineEndings
+from .core.transaction import Transaction
+from .core.verify import DuplicatePaths
+
+FAULT_HELP = """\
+fault specs (--fault, repeatable; PATH is relative to the working directory):
+  write:N             the N-th file write of the call fails (EIO)
+  write:PATH          every write of PATH fails (EIO)
+  delete:PATH         deleting PATH (a Delete File hunk) fails (EIO)
+  remove-source:PATH  removing PATH as the source of a move fails (EIO)
+  eperm:PATH          in a sandboxed attempt, changes at or under PATH are denied, like a
+                      sandbox denial (an approved unsandboxed retry then succeeds)
+  drift:PATH          PATH changes (a line is appended) right after it is first read, i.e.
+                      between verification and application
+  cancel:N            cancel the call before its N-th change (write, remove, mkdir)
+"""
+
+
+def _environment(text: str) -> tuple[str, str]:
+    name, sep, directory = text.partition("=")
+    if not sep or not name or not directory:
+        raise argparse.ArgumentTypeError(f"expected NAME=DIR, got {text!r}")
+    return name, os.path.abspath(directory)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m applypatch_ext",
+        description="Run the Codex apply_patch pipeline outside Jupyter.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    turn = commands.add_parser(
+        "turn",
+        help="run each PATCH_FILE as one tool call of one turn, printing JSON events",
+        description=(
+            "Run each PATCH_FILE as one apply_patch tool call of one turn and print every "
+            "event as one JSON object per line; the last line is the final TurnDiff."
+        ),
+        epilog=FAULT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    turn.add_argument("patch_files", metavar="PATCH_FILE", nargs="+", help="a patch, one per call")
+    turn.add_argument("--cwd", default=".", help="the working directory (primary environment)")
+    turn.add_argument(
+        "--environment",
+        action="append",
+        default=[],
+        type=_environment,
+        metavar="NAME=DIR",
+        help="a named environment (repeatable); the first one is the primary environment",
+    )
+    turn.add_argument(
+        "--approval-policy",
+        default="on-request",
+        help="untrusted, on-request (default), never, granular or granular:no-sandbox-approval",
+    )
+    turn.add_argument(
+        "--sandbox",
+        default=PermissionProfile.WORKSPACE_WRITE.value,
+        choices=[p.value for p in PermissionProfile],
+        help="the permission profile (default workspace-write)",
+    )
+    turn.add_argument(
+        "--writable-root",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="an extra writable root for workspace-write (repeatable)",
+    )
+    turn.add_argument(
+        "--approve",
+        default=Decision.APPROVE.value,
+        choices=[d.value for d in Decision],
+        help="the answer given to every approval request (default approve)",
+    )
+    turn.add_argument("--line-endings", default="preserve", choices=[m.value for m in LineEndings])
+    turn.add_argument("--duplicates", default="reject", choices=[d.value for d in DuplicatePaths])
+    turn.add_argument("--transaction", default="none", choices=[t.value for t in Transaction])
+    turn.add_argument(
+        "--stream-chunk",
+        type=int,
+        default=0,
+        metavar="N",
+        help="feed each patch as deltas of N characters (0: whole)",
+    )
+    turn.add_argument(
+        "--throttle-ms",
+        type=int,
+        default=500,
+        metavar="N",
+        help="minimum interval between PatchApplyUpdated events (0: every change)",
+    )
+    turn.add_argument(
+        "--fault", action="append", default=[], metavar="SPEC", help="inject a fault (see below)"
+    )
+    return parser
+
+
+def _print(obj: object) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+def run_turn(args: argparse.Namespace) -> int:
+    cwd = os.path.abspath(args.cwd)
+    environments = dict(args.environment) or {"": cwd}
+    for name, directory in environments.items():
+        if not os.path.isdir(directory):
+            raise SystemExit(
+                f"error: working directory of {name or 'the turn'} not found: {directory}"
+            )
+    try:
+        policy = ApprovalPolicy.parse(args.approval_policy)
+        for spec in args.fault:
+            parse_fault(spec, cwd)
+    except (ValueError, FaultSpecError) as exc:
+        raise SystemExit(f"error: {exc}") from exc
+    options = PipelineOptions(
+        approval_policy=policy,
+        sandbox=SandboxPolicy.from_environment(
+            args.sandbox, writable_roots=[os.path.abspath(r) for r in args.writable_root]
+        ),
+        line_endings=LineEndings(args.line_endings),
+        duplicates=DuplicatePaths(args.duplicates),
+        transaction=Transaction(args.transaction),
+        throttle=args.throttle_ms / 1000,
+        faults=tuple(args.fault),
+    )
+    turn = Turn(environments=environments, options=options)
+    turn.recorder.subscribe(lambda recorded: _print(recorded.to_json()))
+    all_completed = True
+    for path in args.patch_files:
+        with open(path, encoding="utf-8", newline="") as handle:
+            text = handle.read()
+        chunk = args.stream_chunk
+        deltas = [text[i : i + chunk] for i in range(0, len(text), chunk)] if chunk > 0 else [text]
+        result = turn.run(deltas, args.approve)
+        all_completed &= result.ok
+        _print(
+            {
+                "type": "call_result",
+                "call_id": result.call_id,
+                "status": result.status,
+                "output": result.output,
+                "delta": result.delta.to_json(),
+            }
+        )
+    _print({"type": "turn_diff", "unified_diff": turn.turn_diff(), "final": True})
+    return 0 if all_completed else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "turn":
+        return run_turn(args)
+    return 2  # pragma: no cover - argparse requires a command
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,689 @@
+"""One apply_patch tool call, from patch text to TurnDiff: the handler and orchestrator (spec 6).
+
+A :class:`Turn` holds what lives for one user turn: its environments (named working
+directories), the :class:`~.turn_diff.TurnDiffTracker`, the :class:`~.events.EventRecorder` and
+the paths approved for the session. :meth:`Turn.call` starts an :class:`ApplyPatchCall`, which
+
+1. streams its input into the preview consumer (``PatchApplyUpdated`` events), then
+2. parses (a shell-form ``apply_patch <<'EOF'`` invocation is recognised), selects the
+   environment, verifies (read only), assesses safety (``Reject``: no begin/end events),
+3. emits the FileChange begin event, asks for approval when needed, runs the attempt(s) - the
+   first one sandboxed when the profile asks for it; a sandbox denial may be retried
+   unsandboxed after a second approval, replaying the whole canonical patch -
+4. emits the FileChange end event, feeds the committed delta to the tracker and emits a
+   ``TurnDiff`` snapshot when the aggregate changed.
+
+Approval is a generator step: with an approver (a callable or a fixed answer) the call runs to
+the end; without one it stops in ``awaiting-approval`` and :meth:`ApplyPatchCall.resume` goes on
+(a kernel cannot read a button's message while a cell runs).
+
+Cancellation is a token checked before every filesystem change: a cancelled call keeps what it
+wrote (reported in its delta and tracked), and leaves a begin without an end, like the
+reference when a turn is aborted. Hooks: a pre-tool-use hook may block or rewrite the patch; a
+post-tool-use hook may replace the output but never undoes writes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import Any, Final, TypeAlias
+
+from .apply import ApplyOutcome, apply_hunks
+from .errors import ApplyPatchError, CancelledError, IoError, ParseError
+from .events import (
+    STATUS_COMPLETED,
+    STATUS_DECLINED,
+    STATUS_FAILED,
+    ApplyPatchApprovalDecision,
+    ApplyPatchApprovalRequest,
+    Clock,
+    EventRecorder,
+    PatchApplyBegin,
+    PatchApplyEnd,
+    PatchApplyUpdated,
+    PatchSafetyAssessed,
+    RecordedEvent,
+    TurnDiff,
+    changes_to_json,
+)
+from .faults import CancellationToken, Fault, FaultyFilesystem, parse_fault
+from .fs import Filesystem, LocalFilesystem, resolve_path
+from .invocation import (
+    ApplyPatchInvocation,
+    ImplicitInvocation,
+    InvocationParseError,
+    parse_command_line,
+)
+from .model import AppliedPatchDelta, ApplyPatchAction, ParsedPatch
+from .parser import parse_patch
+from .preview import DEFAULT_THROTTLE, ApplyPatchArgumentDiffConsumer
+from .safety import (
+    ApprovalPolicy,
+    AskUser,
+    AutoApprove,
+    Reject,
+    SafetyCheck,
+    assess_patch_safety,
+    writable_paths,
+)
+from .sandbox import SandboxDenied, SandboxedFilesystem, SandboxPolicy
+from .text import LineEndings
+from .transaction import JournalingFilesystem, RollbackError, Transaction
+from .turn_diff import TurnDiffTracker
+from .verify import DuplicatePaths, verify_patch
+
+# Call statuses: the FileChange end statuses plus the outcomes that never reach an end event.
+COMPLETED: Final = STATUS_COMPLETED
+FAILED: Final = STATUS_FAILED
+DECLINED: Final = STATUS_DECLINED
+REJECTED: Final = "rejected"  # safety Reject or a blocking hook: no begin/end events
+ERROR: Final = "error"  # parse, environment or verification error: no begin/end events
+CANCELLED: Final = "cancelled"  # begin without end
+AWAITING_APPROVAL: Final = "awaiting-approval"
+CALL_STATUSES: Final = (
+    COMPLETED,
+    FAILED,
+    DECLINED,
+    REJECTED,
+    ERROR,
+    CANCELLED,
+    AWAITING_APPROVAL,
+)
+
+# Stages, in order, for a front end that shows progress.
+STAGES: Final = (
+    "streaming",
+    "parsing",
+    "verifying",
+    "safety",
+    "waiting for approval",
+    "applying",
+    "done",
+)
+
+VERIFICATION_FAILED: Final = "apply_patch verification failed: "
+PATCH_REJECTED: Final = "patch rejected: "
+REJECTED_BY_USER: Final = "patch rejected by user"
+ENVIRONMENT_UNAVAILABLE: Final = "apply_patch environment selection is unavailable for this turn"
+RETRY_REASON: Final = "the sandbox denied a write; retry without the sandbox?"
+
+
+class Decision(StrEnum):
+    """An answer to an approval request (Codex's ``ReviewDecision``)."""
+
+    APPROVE = "approve"
+    APPROVE_FOR_SESSION = "approve-for-session"
+    DECLINE = "decline"
+
+    @property
+    def approved(self) -> bool:
+        return self is not Decision.DECLINE
+
+
+Approver: TypeAlias = Callable[[ApplyPatchApprovalRequest], "Decision | str"]
+
+
+def as_approver(answer: Approver | Decision | str | None) -> Approver | None:
+    """A callable approver from a callable, a fixed answer, or None (stop and wait)."""
+    if answer is None or callable(answer):
+        return answer
+    fixed = Decision(answer)
+    return lambda _request: fixed
+
+
+@dataclass(frozen=True)
+class HookBlock:
+    """Returned by a pre-tool-use hook to block the call; ``reason`` goes to the model."""
+
+    reason: str
+
+
+PreToolUseHook: TypeAlias = Callable[[str], "HookBlock | str | None"]
+PostToolUseHook: TypeAlias = Callable[["CallResult"], "str | None"]
+
+
+@dataclass(frozen=True)
+class PipelineOptions:
+    """Every knob of a call; the defaults follow Codex, improved where upstream improved."""
+
+    approval_policy: ApprovalPolicy = field(default_factory=ApprovalPolicy)
+    sandbox: SandboxPolicy = field(default_factory=SandboxPolicy.from_environment)
+    line_endings: LineEndings = LineEndings.PRESERVE
+    duplicates: DuplicatePaths = DuplicatePaths.REJECT
+    transaction: Transaction = Transaction.NONE
+    streaming_events: bool = True
+    throttle: float = DEFAULT_THROTTLE
+    faults: tuple[str, ...] = ()
+
+    def with_(self, **changes: Any) -> PipelineOptions:
+        return replace(self, **changes)
+
+
+def format_wall_time(seconds: float) -> str:
+    """Rust's formatting of a duration rounded to one decimal: ``0``, ``0.1``, ``2``."""
+    rounded = round(seconds, 1)
+    return str(int(rounded)) if rounded == int(rounded) else str(rounded)
+
+
+def model_output(exit_code: int, stdout: str, stderr: str, duration: float) -> str:
+    """The text the model receives for an attempt (spec 6.2)."""
+    return (
+        f"Exit code: {exit_code}\nWall time: {format_wall_time(duration)} seconds\n"
+        f"Output:\n{stdout}{stderr}"
+    )
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """Everything one call did; the Jupyter layer shows it, the ``turn`` command prints it."""
+
+    call_id: str
+    status: str
+    stage: str
+    output: str
+    stdout: str = ""
+    stderr: str = ""
+    events: tuple[RecordedEvent, ...] = ()
+    parsed: ParsedPatch | None = None
+    proposed: ApplyPatchAction | None = None
+    safety: SafetyCheck | None = None
+    delta: AppliedPatchDelta = field(default_factory=AppliedPatchDelta)
+    turn_diff: str | None = None
+    error: str | None = None
+    pending_request: ApplyPatchApprovalRequest | None = None
+    attempts: int = 0
+    cwd: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == COMPLETED
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "call_id": self.call_id,
+            "status": self.status,
+            "stage": self.stage,
+            "output": self.output,
+            "stdout": self.stdout,
+            "stderr": self.stderr,
+            "error": self.error,
+            "safety": None if self.safety is None else self.safety.to_json(),
+            "proposed": None if self.proposed is None else self.proposed.to_json(),
+            "delta": self.delta.to_json(),
+            "turn_diff": self.turn_diff,
+            "attempts": self.attempts,
+            "events": [e.to_json() for e in self.events],
+        }
+
+
+class Turn:
+    """One user turn: environments, TurnDiff tracker, event recorder, session approvals."""
+
+    def __init__(
+        self,
+        cwd: str | None = None,
+        *,
+        environments: Mapping[str, str] | None = None,
+        options: PipelineOptions | None = None,
+        filesystem: Filesystem | None = None,
+        clock: Clock = time.monotonic,
+        turn_id: str = "turn-1",
+        pre_tool_use: PreToolUseHook | None = None,
+        post_tool_use: PostToolUseHook | None = None,
+    ) -> None:
+        if environments:
+            self.environments = dict(environments)
+        elif cwd is not None:
+            self.environments = {"": cwd}
+        else:
+            raise ValueError("a turn needs a cwd or at least one environment")
+        self.primary = next(iter(self.environments))
+        self.options = options or PipelineOptions()
+        self.fs = filesystem if filesystem is not None else LocalFilesystem()
+        self.clock = clock
+        self.turn_id = turn_id
+        self.recorder = EventRecorder(clock)
+        self.tracker = TurnDiffTracker(self.environments, filesystem=self.fs)
+        self.session_approvals: set[tuple[str, str]] = set()
+        self.pre_tool_use = pre_tool_use
+        self.post_tool_use = post_tool_use
+        self.calls: list[ApplyPatchCall] = []
+        self._ids = itertools.count(1)
+
+    @property
+    def cwd(self) -> str:
+        return self.environments[self.primary]
+
+    @property
+    def multi_environment(self) -> bool:
+        return len(self.environments) > 1
+
+    def call(
+        self,
+        *,
+        call_id: str | None = None,
+        options: PipelineOptions | None = None,
+        cancel: CancellationToken | None = None,
+    ) -> ApplyPatchCall:
+        """Start a call whose input will be streamed with ``push_delta``."""
+        call = ApplyPatchCall(
+            self,
+            call_id or f"call-{next(self._ids)}",
+            options or self.options,
+            cancel or CancellationToken(),
+        )
+        self.calls.append(call)
+        return call
+
+    def run(
+        self,
+        patch: str | Iterable[str],
+        approver: Approver | Decision | str | None = None,
+        **call_options: Any,
+    ) -> CallResult:
+        """Feed a whole patch (or an iterable of deltas) as one call and run it."""
+        call = self.call(**call_options)
+        deltas = [patch] if isinstance(patch, str) else patch
+        for delta in deltas:
+            call.push_delta(delta)
+        return call.run(approver)
+
+    def turn_diff(self) -> str:
+        return self.tracker.get_unified_diff() or ""
+
+
+class ApplyPatchCall:
+    """One tool call; see the module docstring for the stages."""
+
+    def __init__(
+        self,
+        turn: Turn,
+        call_id: str,
+        options: PipelineOptions,
+        cancel: CancellationToken,
+    ) -> None:
+        self.turn = turn
+        self.call_id = call_id
+        self.options = options
+        self.cancel = cancel
+        self.stage = "streaming"
+        self._text: list[str] = []
+        self._first_event = len(turn.recorder.events)
+        self._preview = ApplyPatchArgumentDiffConsumer(
+            call_id,
+            enabled=options.streaming_events,
+            throttle=options.throttle,
+            clock=turn.clock,
+        )
+        self._input_done = False
+        self._steps: Generator[ApplyPatchApprovalRequest, Decision, CallResult] | None = None
+        self._started_at: float | None = None
+        self.result: CallResult | None = None
+        # Filled in while running, read by _result().
+        self._parsed: ParsedPatch | None = None
+        self._action: ApplyPatchAction | None = None
+        self._safety: SafetyCheck | None = None
+        self._delta = AppliedPatchDelta()
+        self._attempts = 0
+        self._cwd = turn.cwd
+        self._faulty: FaultyFilesystem | None = None
+
+    # -- input --------------------------------------------------------------------------------
+
+    @property
+    def text(self) -> str:
+        return "".join(self._text)
+
+    def push_delta(self, delta: str) -> PatchApplyUpdated | None:
+        """Stream a piece of the patch text; returns the preview event if one was sent."""
+        if self._input_done:
+            raise RuntimeError("the call's input is already complete")
+        self._text.append(delta)
+        event = self._preview.push_delta(delta)
+        if event is not None:
+            self._emit(event)
+        return event
+
+    def finish_input(self) -> PatchApplyUpdated | None:
+        """The input is complete: flush the pending preview event."""
+        if self._input_done:
+            return None
+        self._input_done = True
+        event = self._preview.finish()
+        if event is not None:
+            self._emit(event)
+        return event
+
+    # -- running --------------------------------------------------------------------------------
+
+    def run(self, approver: Approver | Decision | str | None = None) -> CallResult:
+        """Run the pipeline; without an approver an approval request stops the call."""
+        self.finish_input()
+        if self._steps is None:
+            self._started_at = self.turn.clock()
+            self._steps = self._pipeline()
+            return self._drive(None, as_approver(approver))
+        if self.result is not None and self.result.status != AWAITING_APPROVAL:
+            return self.result
+        raise RuntimeError("the call is waiting for approval: use resume(decision)")
+
+    def resume(
+        self, decision: Decision | str, approver: Approver | Decision | str | None = None
+    ) -> CallResult:
+        """Answer the pending approval request and go on."""
+        if self.result is None or self.result.status != AWAITING_APPROVAL:
+            raise RuntimeError(f"call {self.call_id} is not waiting for approval")
+        return self._drive(Decision(decision), as_approver(approver))
+
+    def _drive(self, answer: Decision | None, approver: Approver | None) -> CallResult:
+        assert self._steps is not None
+        try:
+            request = self._steps.send(answer) if answer is not None else next(self._steps)
+            while True:
+                if approver is None:
+                    self.stage = "waiting for approval"
+                    self.result = self._result(AWAITING_APPROVAL, "", pending_request=request)
+                    return self.result
+                request = self._steps.send(Decision(approver(request)))
+        except StopIteration as stop:
+            result: CallResult = stop.value
+            self.result = result
+            return result
+
+    def _emit(self, event: Any) -> None:
+        self.turn.recorder.emit(event)
+
+    def _events(self) -> tuple[RecordedEvent, ...]:
+        return tuple(self.turn.recorder.events[self._first_event :])
+
+    def _result(self, status: str, output: str, **fields: Any) -> CallResult:
+        return CallResult(
+            call_id=self.call_id,
+            status=status,
+            stage=self.stage,
+            output=output,
+            events=self._events(),
+            parsed=self._parsed,
+            proposed=self._action,
+            safety=self._safety,
+            delta=self._delta,
+            turn_diff=self.turn.tracker.get_unified_diff(),
+            attempts=self._attempts,
+            cwd=self._cwd,
+            **fields,
+        )
+
+    def _finish(self, result: CallResult) -> CallResult:
+        hook = self.turn.post_tool_use
+        if hook is not None:
+            replacement = hook(result)
+            if replacement is not None:
+                result = replace(result, output=replacement)
+        self.stage = "done"
+        return replace(result, stage="done")
+
+    # -- the pipeline ---------------------------------------------------------------------------
+
+    def _pipeline(self) -> Generator[ApplyPatchApprovalRequest, Decision, CallResult]:
+        turn = self.turn
+        options = self.options
+        text = self.text
+
+        hook = turn.pre_tool_use
+        if hook is not None:
+            verdict = hook(text)
+            if isinstance(verdict, HookBlock):
+                return self._finish(
+                    self._result(
+                        REJECTED, f"blocked by hook: {verdict.reason}", error=verdict.reason
+                    )
+                )
+            if isinstance(verdict, str):
+                text = verdict
+
+        # 1. parse (a shell-form invocation first, then the freeform patch)
+        self.stage = "parsing"
+        workdir: str | None = None
+        try:
+            invocation = parse_command_line(text)
+            if isinstance(invocation, ApplyPatchInvocation):
+                parsed, workdir = invocation.parsed, invocation.workdir
+            elif isinstance(invocation, InvocationParseError):
+                raise invocation.error
+            elif isinstance(invocation, ImplicitInvocation):
+                return self._finish(
+                    self._result(ERROR, invocation.message, error=invocation.message)
+                )
+            else:
+                parsed = parse_patch(text)
+        except ParseError as exc:
+            message = VERIFICATION_FAILED + str(exc)
+            return self._finish(self._result(ERROR, message, error=str(exc)))
+        self._parsed = parsed
+
+        # 2. environment
+        env_id = parsed.environment_id
+        if env_id is not None and not turn.multi_environment:
+            return self._finish(
+                self._result(ERROR, ENVIRONMENT_UNAVAILABLE, error=ENVIRONMENT_UNAVAILABLE)
+            )
+        if env_id is not None and env_id not in turn.environments:
+            message = f"unknown turn environment id `{env_id}`"
+            return self._finish(self._result(ERROR, message, error=message))
+        environment = env_id if env_id is not None else turn.primary
+        cwd = turn.environments[environment]
+        if workdir is not None:
+            cwd = resolve_path(cwd, workdir)
+        self._cwd = cwd
+
+        faults = self._faults(cwd)
+        self._faulty = FaultyFilesystem(turn.fs, faults, cancel=self.cancel, external=turn.fs)
+
+        # 3. verify (read only)
+        self.stage = "verifying"
+        try:
+            action = verify_patch(
+                parsed,
+                cwd,
+                self._faulty,
+                line_endings=options.line_endings,
+                duplicates=options.duplicates,
+            )
+        except ApplyPatchError as exc:
+            message = VERIFICATION_FAILED + str(exc)
+            return self._finish(self._result(ERROR, message, error=str(exc)))
+        self._action = action
+
+        # 4. safety
+        self.stage = "safety"
+        safety = assess_patch_safety(action, options.approval_policy, options.sandbox, cwd)
+        self._safety = safety
+        self._emit(
+            PatchSafetyAssessed(
+                self.call_id,
+                safety.decision,
+                safety.reason if isinstance(safety, Reject) else None,
+                isinstance(safety, AutoApprove) and safety.sandboxed,
+            )
+        )
+        if isinstance(safety, Reject):
+            message = PATCH_REJECTED + safety.reason
+            return self._finish(self._result(REJECTED, message, error=safety.reason))
+
+        # 5. begin
+        changes = changes_to_json(action.changes)
+        self._emit(
+            PatchApplyBegin(self.call_id, turn.turn_id, isinstance(safety, AutoApprove), changes)
+        )
+
+        # 6. approval
+        keys = [(environment, p) for p in writable_paths(action)]
+        if isinstance(safety, AskUser) and not all(k in turn.session_approvals for k in keys):
+            self.stage = "waiting for approval"
+            decision = yield self._request(environment, cwd, action, changes, retry=False)
+            self._emit(ApplyPatchApprovalDecision(self.call_id, decision.value))
+            if decision is Decision.APPROVE_FOR_SESSION:
+                turn.session_approvals.update(keys)
+            if not decision.approved:
+                return self._end(
+                    DECLINED, "", REJECTED_BY_USER, REJECTED_BY_USER, changes, environment
+                )
+
+        # 7. attempts
+        self.stage = "applying"
+        sandboxed = not options.sandbox.has_full_disk_write()
+        outcome = self._attempt(parsed, cwd, sandboxed=sandboxed)
+        if (
+            outcome.error is not None
+            and sandboxed
+            and _is_sandbox_denial(outcome.error)
+            and options.approval_policy.may_ask_for_retry
+        ):
+            self.stage = "waiting for approval"
+            decision = yield self._request(environment, cwd, action, changes, retry=True)
+            self._emit(ApplyPatchApprovalDecision(self.call_id, decision.value, retry=True))
+            if decision.approved:
+                self.stage = "applying"
+                outcome = self._attempt(parsed, cwd, sandboxed=False)
+
+        if isinstance(outcome.error, CancelledError):
+            # Like an aborted turn: no end event; what was written is tracked honestly.
+            self._track(environment)
+            return self._finish(
+                self._result(CANCELLED, str(outcome.error), error=str(outcome.error))
+            )
+        if outcome.error is not None:
+            stderr = f"{outcome.error}\n"
+            return self._end(FAILED, "", stderr, None, changes, environment, exit_code=1)
+        return self._end(
+            COMPLETED, outcome.affected.summary(), "", None, changes, environment, exit_code=0
+        )
+
+    def _faults(self, cwd: str) -> list[Fault]:
+        return [parse_fault(spec, cwd) for spec in self.options.faults]
+
+    def _request(
+        self,
+        environment: str,
+        cwd: str,
+        action: ApplyPatchAction,
+        changes: dict[str, dict[str, Any]],
+        *,
+        retry: bool,
+    ) -> ApplyPatchApprovalRequest:
+        request = ApplyPatchApprovalRequest(
+            call_id=self.call_id,
+            turn_id=self.turn.turn_id,
+            environment_id=environment if self.turn.multi_environment else None,
+            cwd=cwd,
+            files=tuple(writable_paths(action)),
+            patch=action.patch,
+            changes=changes,
+            reason=RETRY_REASON if retry else None,
+            retry=retry,
+        )
+        self._emit(request)
+        return request
+
+    def _attempt(self, parsed: ParsedPatch, cwd: str, *, sandboxed: bool) -> ApplyOutcome:
+        """Apply the whole canonical patch once; append its delta to the call's delta."""
+        assert self._faulty is not None
+        self._attempts += 1
+        base: Filesystem = self.turn.fs
+        journal = None
+        if self.options.transaction is Transaction.ATOMIC:
+            journal = JournalingFilesystem(base)
+            base = journal
+        if sandboxed:
+            base = SandboxedFilesystem(base, self.options.sandbox, cwd)
+        self._faulty.inner = base
+        self._faulty.sandboxed = sandboxed
+        hunks = parse_patch(parsed.patch).hunks  # the runtime re-parses the canonical text
+        outcome = apply_hunks(hunks, cwd, self._faulty, self.options.line_endings)
+        if journal is not None:
+            if outcome.error is None:
+                journal.commit()
+            else:
+                try:
+                    journal.rollback()
+                    outcome = replace(outcome, delta=AppliedPatchDelta())
+                except RollbackError as exc:
+                    outcome = replace(
+                        outcome,
+                        delta=replace(outcome.delta, exact=False),
+                        error=IoError(f"{outcome.error}; {exc}", outcome.error),
+                    )
+        self._delta = self._delta.append(outcome.delta)
+        return outcome
+
+    def _track(self, environment: str) -> None:
+        """Feed the accumulated delta to the tracker; emit a TurnDiff under the rules of 6.5."""
+        tracker = self.turn.tracker
+        delta = self._delta
+        if delta.is_empty() and delta.exact:
+            return
+        before = tracker.get_unified_diff()
+        changed = tracker.track_delta(delta, environment)
+        after = tracker.get_unified_diff()
+        if changed and (before is not None or after is not None) and before != after:
+            self._emit(TurnDiff(after or ""))
+
+    def _end(
+        self,
+        status: str,
+        stdout: str,
+        stderr: str,
+        output: str | None,
+        changes: dict[str, dict[str, Any]],
+        environment: str,
+        *,
+        exit_code: int | None = None,
+    ) -> CallResult:
+        self._emit(PatchApplyEnd(self.call_id, self.turn.turn_id, stdout, stderr, changes, status))
+        self._track(environment)
+        if output is None:
+            duration = self.turn.clock() - (self._started_at or self.turn.clock())
+            output = model_output(exit_code or 0, stdout, stderr, duration)
+        return self._finish(self._result(status, output, stdout=stdout, stderr=stderr))
+
+
+def _is_sandbox_denial(error: ApplyPatchError) -> bool:
+    cause = getattr(error, "cause", None)
+    return isinstance(cause, SandboxDenied)
+
+
+def run_patch(
+    patch: str,
+    cwd: str,
+    *,
+    approver: Approver | Decision | str | None = Decision.APPROVE,
+    options: PipelineOptions | None = None,
+    filesystem: Filesystem | None = None,
+) -> CallResult:
+    """One call in a fresh turn: the whole pipeline for a single patch."""
+    return Turn(cwd, options=options, filesystem=filesystem).run(patch, approver)
+
+
+__all__: Sequence[str] = (
+    "AWAITING_APPROVAL",
+    "CALL_STATUSES",
+    "CANCELLED",
+    "COMPLETED",
+    "DECLINED",
+    "ERROR",
+    "FAILED",
+    "REJECTED",
+    "STAGES",
+    "ApplyPatchCall",
+    "CallResult",
+    "CancellationToken",
+    "Decision",
+    "HookBlock",
+    "PipelineOptions",
+    "Turn",
+    "run_patch",
+)

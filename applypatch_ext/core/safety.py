@@ -1,0 +1,172 @@
+"""Decide whether a verified patch runs on its own, needs the user, or is refused (spec 7).
+
+:func:`assess_patch_safety` is Codex's decision table: it looks at the proposed change map of a
+verification (every key and every move destination), the approval policy and the sandbox
+policy, and answers :class:`AutoApprove`, :class:`AskUser` or :class:`Reject`. The path check
+is lexical (:meth:`~applypatch_ext.core.sandbox.SandboxPolicy.is_writable`): hard links and
+symlinks are not looked at, which is why an auto-approved patch still runs inside the sandbox.
+
+Nothing here reads or writes files, and nothing asks anyone: the caller acts on the result.
+The check only sees the map, so a legacy (folded) map can hide a hunk's paths (spec 7.4);
+verification rejects duplicate paths by default for that reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Final, Literal, TypeAlias
+
+from .model import ApplyPatchAction, FileUpdate
+from .sandbox import SandboxPolicy
+
+EMPTY_PATCH_REASON: Final = "empty patch"
+PATCH_REJECTED_OUTSIDE_PROJECT_REASON: Final = (
+    "writing outside of the project; rejected by user approval settings"
+)
+PATCH_REJECTED_READ_ONLY_REASON: Final = (
+    "writing is blocked by read-only sandbox; rejected by user approval settings"
+)
+
+UNTRUSTED: Final = "untrusted"
+ON_REQUEST: Final = "on-request"
+NEVER: Final = "never"
+GRANULAR: Final = "granular"
+APPROVAL_KINDS: Final = (UNTRUSTED, ON_REQUEST, NEVER, GRANULAR)
+_NO_SANDBOX_APPROVAL: Final = "no-sandbox-approval"
+
+
+@dataclass(frozen=True)
+class ApprovalPolicy:
+    """When Codex asks the user (``AskForApproval``).
+
+    ``kind`` is ``untrusted`` (Codex's ``UnlessTrusted``), ``on-request``, ``never`` or
+    ``granular``; ``sandbox_approval`` is the granular policy's flag that allows asking about
+    sandbox escalations (the other granular flags do not matter to ``apply_patch``).
+    """
+
+    kind: str = ON_REQUEST
+    sandbox_approval: bool = True
+
+    def __post_init__(self) -> None:
+        if self.kind not in APPROVAL_KINDS:
+            expected = ", ".join(APPROVAL_KINDS)
+            raise ValueError(f"unknown approval policy {self.kind!r}; expected one of {expected}")
+        if not self.sandbox_approval and self.kind != GRANULAR:
+            raise ValueError(
+                f"sandbox_approval=False only applies to {GRANULAR!r}, not {self.kind!r}"
+            )
+
+    @classmethod
+    def parse(cls, text: str) -> ApprovalPolicy:
+        """Read ``untrusted``, ``on-request``, ``never``, ``granular`` or
+        ``granular:no-sandbox-approval`` (also ``granular:sandbox_approval=true|false``)."""
+        kind, sep, option = text.strip().partition(":")
+        if not sep:
+            return cls(kind)
+        if kind == GRANULAR:
+            if option == _NO_SANDBOX_APPROVAL:
+                return cls(GRANULAR, sandbox_approval=False)
+            name, eq, value = option.partition("=")
+            if name.strip() == "sandbox_approval" and eq and value.strip() in ("true", "false"):
+                return cls(GRANULAR, sandbox_approval=value.strip() == "true")
+        raise ValueError(
+            f"cannot read approval policy {text!r}; expected one of {', '.join(APPROVAL_KINDS)} "
+            f"or {GRANULAR}:{_NO_SANDBOX_APPROVAL}"
+        )
+
+    def __str__(self) -> str:
+        """The text :meth:`parse` reads back."""
+        return f"{GRANULAR}:{_NO_SANDBOX_APPROVAL}" if not self.sandbox_approval else self.kind
+
+    @property
+    def rejects(self) -> bool:
+        """Out-of-sandbox writes are refused instead of asked about."""
+        return self.kind == NEVER or (self.kind == GRANULAR and not self.sandbox_approval)
+
+    @property
+    def may_ask_for_retry(self) -> bool:
+        """After a sandbox denial, the user may be asked to retry without the sandbox."""
+        if self.kind == GRANULAR:
+            return self.sandbox_approval
+        return self.kind != NEVER
+
+
+@dataclass(frozen=True)
+class AutoApprove:
+    """Run without asking; ``sandboxed`` says whether the platform sandbox confines the run."""
+
+    sandboxed: bool
+
+    decision: ClassVar[Literal["auto-approve"]] = "auto-approve"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"decision": self.decision, "sandboxed": self.sandboxed}
+
+
+@dataclass(frozen=True)
+class AskUser:
+    """Ask the user before running."""
+
+    decision: ClassVar[Literal["ask-user"]] = "ask-user"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"decision": self.decision}
+
+
+@dataclass(frozen=True)
+class Reject:
+    """Refuse; the model sees ``patch rejected: <reason>``."""
+
+    reason: str
+
+    decision: ClassVar[Literal["reject"]] = "reject"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"decision": self.decision, "reason": self.reason}
+
+
+SafetyCheck: TypeAlias = AutoApprove | AskUser | Reject
+
+
+def writable_paths(action: ApplyPatchAction) -> list[str]:
+    """The paths the patch needs to write: every key plus every move destination."""
+    paths = list(action.changes)
+    paths.extend(
+        change.move_path
+        for change in action.changes.values()
+        if isinstance(change, FileUpdate) and change.move_path is not None
+    )
+    return paths
+
+
+def is_write_patch_constrained_to_writable_paths(
+    action: ApplyPatchAction, sandbox: SandboxPolicy, cwd: str
+) -> bool:
+    """Every path of :func:`writable_paths` is writable under ``sandbox`` (lexically)."""
+    return all(sandbox.is_writable(path, cwd) for path in writable_paths(action))
+
+
+def assess_patch_safety(
+    action: ApplyPatchAction,
+    policy: ApprovalPolicy,
+    sandbox: SandboxPolicy,
+    cwd: str,
+    *,
+    platform_sandbox_available: bool = True,
+) -> SafetyCheck:
+    """Codex's decision for a verified patch (the table of spec 7.3, in its order)."""
+    if action.is_empty():
+        return Reject(EMPTY_PATCH_REASON)
+    if policy.kind == UNTRUSTED:
+        return AskUser()
+    if is_write_patch_constrained_to_writable_paths(action, sandbox, cwd):
+        if sandbox.has_full_disk_write():
+            return AutoApprove(sandboxed=False)
+        if platform_sandbox_available:
+            return AutoApprove(sandboxed=True)
+    if policy.rejects:
+        read_only = sandbox.profile.is_managed and not sandbox.roots(cwd)
+        return Reject(
+            PATCH_REJECTED_READ_ONLY_REASON if read_only else PATCH_REJECTED_OUTSIDE_PROJECT_REASON
+        )
+    return AskUser()

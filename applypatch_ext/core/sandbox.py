@@ -1,0 +1,294 @@
+"""Where a patch may write: the permission profile, its writable roots, and a confining view.
+
+:class:`SandboxPolicy` answers "may this path be written?" lexically, without touching the disk,
+the way Codex's safety check does (spec 7.2): a path is writable when it lies inside a writable
+root and not inside a read-only carve-out (``.git``, ``.agents``, ``.codex`` directly under a
+root, whether they exist or not). When roots nest, the most specific entry wins: a carve-out of
+the project root stays read-only even if an enclosing root (``/tmp``) contains it, and a
+configured root that is itself a carve-out of another root is writable.
+
+:class:`SandboxedFilesystem` plays the platform sandbox for the pipeline's attempts: a
+:class:`~applypatch_ext.core.fs.Filesystem` view whose writes raise :class:`SandboxDenied` (an
+``EPERM`` ``PermissionError``) outside the policy. Unlike the lexical check it also resolves
+symlinks, so a write through a link that leaves the roots is denied, as a kernel sandbox would
+deny it.
+
+This module does not decide whether a patch needs approval (that is :mod:`.safety`), and it is
+not a security boundary: it only confines writes that go through the view.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import posixpath
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Final, Protocol, runtime_checkable
+
+from .fs import FileMetadata, Filesystem, normalize_path
+
+#: The root that stands for "the whole disk" in :meth:`SandboxPolicy.roots`.
+FULL_DISK_ROOT: Final = "/"
+SLASH_TMP: Final = "/tmp"
+#: Directories kept read-only directly under every writable root (spec 7.2).
+DEFAULT_READ_ONLY_SUBPATHS: Final = (".git", ".agents", ".codex")
+
+
+class PermissionProfile(StrEnum):
+    """How Codex runs commands: no sandbox, someone else's sandbox, or a managed one."""
+
+    #: No sandbox at all (Codex's ``Disabled`` profile).
+    DANGER_FULL_ACCESS = "danger-full-access"
+    #: An external sandbox confines the process; Codex itself grants full write and auto-approves.
+    EXTERNAL = "external"
+    #: Managed: the cwd, extra roots and the temp directories are writable.
+    WORKSPACE_WRITE = "workspace-write"
+    #: Managed without a writable root.
+    READ_ONLY = "read-only"
+
+    @property
+    def is_managed(self) -> bool:
+        """Codex enforces this profile itself (a platform sandbox is needed)."""
+        return self in (PermissionProfile.WORKSPACE_WRITE, PermissionProfile.READ_ONLY)
+
+
+def _is_within(path: str, root: str) -> bool:
+    """``path`` equals ``root`` or lies below it; both lexically normalised and absolute."""
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+@dataclass(frozen=True)
+class WritableRoot:
+    """A writable root with the subpaths under it that stay read-only (absolute, normalised)."""
+
+    root: str
+    read_only_subpaths: tuple[str, ...] = ()
+
+    def contains(self, path: str) -> bool:
+        return _is_within(path, self.root)
+
+    def carve_out_containing(self, path: str) -> str | None:
+        """The read-only subpath that ``path`` is in, if any."""
+        return next((sub for sub in self.read_only_subpaths if _is_within(path, sub)), None)
+
+
+def denial_reason(path: str, roots: Sequence[WritableRoot]) -> str | None:
+    """Why writing the absolute, normalised ``path`` is not allowed by ``roots``; None if it is.
+
+    The deepest root containing the path decides, and only carve-outs deeper than that root
+    count (the most specific entry wins).
+    """
+    if not roots:
+        return "the sandbox is read-only (no writable roots)"
+    containing = [r for r in roots if r.contains(path)]
+    if not containing:
+        return "outside the writable roots " + ", ".join(r.root for r in roots)
+    best = max(len(r.root) for r in containing)
+    for root in roots:
+        carve_out = root.carve_out_containing(path)
+        if carve_out is not None and len(carve_out) > best:
+            return f"inside the read-only path {carve_out}"
+    return None
+
+
+@dataclass(frozen=True)
+class SandboxPolicy:
+    """The filesystem part of a permission profile (Codex's ``SandboxPolicy``).
+
+    ``writable_roots`` are extra absolute roots; ``include_tmp`` adds ``/tmp`` and
+    ``include_tmpdir_env`` adds ``tmpdir`` (``$TMPDIR``, see :meth:`from_environment`), both only
+    for the workspace-write profile. Nothing here reads the disk or the environment.
+    """
+
+    profile: PermissionProfile = PermissionProfile.WORKSPACE_WRITE
+    writable_roots: tuple[str, ...] = ()
+    include_tmp: bool = True
+    include_tmpdir_env: bool = True
+    tmpdir: str | None = None
+    read_only_subpaths: tuple[str, ...] = DEFAULT_READ_ONLY_SUBPATHS
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "profile", PermissionProfile(self.profile))
+        object.__setattr__(self, "writable_roots", tuple(self.writable_roots))
+        object.__setattr__(self, "read_only_subpaths", tuple(self.read_only_subpaths))
+        for root in self.writable_roots:
+            if not posixpath.isabs(root):
+                raise ValueError(f"writable root {root!r} is not an absolute path")
+        for sub in self.read_only_subpaths:
+            if posixpath.isabs(sub) or not normalize_path(sub).strip("/"):
+                raise ValueError(f"read-only subpath {sub!r} must be relative to a root")
+
+    @classmethod
+    def from_environment(
+        cls,
+        profile: PermissionProfile | str = PermissionProfile.WORKSPACE_WRITE,
+        *,
+        environ: Mapping[str, str] | None = None,
+        writable_roots: Sequence[str] = (),
+        include_tmp: bool = True,
+        include_tmpdir_env: bool = True,
+    ) -> SandboxPolicy:
+        """A policy whose ``tmpdir`` is ``$TMPDIR`` of ``environ`` (default: ``os.environ``).
+
+        A relative or empty ``$TMPDIR`` is ignored, as Codex ignores it.
+        """
+        env = os.environ if environ is None else environ
+        tmpdir = env.get("TMPDIR") or None
+        if tmpdir is not None and not posixpath.isabs(tmpdir):
+            tmpdir = None
+        return cls(
+            PermissionProfile(profile),
+            tuple(writable_roots),
+            include_tmp=include_tmp,
+            include_tmpdir_env=include_tmpdir_env,
+            tmpdir=tmpdir,
+        )
+
+    def has_full_disk_write(self) -> bool:
+        return self.profile in (PermissionProfile.DANGER_FULL_ACCESS, PermissionProfile.EXTERNAL)
+
+    def roots(self, cwd: str) -> tuple[str, ...]:
+        """The writable roots for ``cwd``: ``("/",)`` with full-disk write, none if read-only."""
+        if self.has_full_disk_write():
+            return (FULL_DISK_ROOT,)
+        if self.profile is not PermissionProfile.WORKSPACE_WRITE:
+            return ()
+        candidates = [cwd, *self.writable_roots]
+        if self.include_tmp:
+            candidates.append(SLASH_TMP)
+        if self.include_tmpdir_env and self.tmpdir is not None:
+            candidates.append(self.tmpdir)
+        return tuple(dict.fromkeys(normalize_path(c) for c in candidates))
+
+    def writable_roots_with_carve_outs(self, cwd: str) -> tuple[WritableRoot, ...]:
+        """:meth:`roots` with the read-only subpaths under each (none with full-disk write)."""
+        if self.has_full_disk_write():
+            return (WritableRoot(FULL_DISK_ROOT),)
+        return tuple(
+            WritableRoot(
+                root, tuple(normalize_path(f"{root}/{s}") for s in self.read_only_subpaths)
+            )
+            for root in self.roots(cwd)
+        )
+
+    def denial_reason(self, path: str, cwd: str) -> str | None:
+        """Why ``path`` (relative to ``cwd``) may not be written; None if it may. No disk access."""
+        return denial_reason(
+            normalize_path(posixpath.join(cwd, path)), self.writable_roots_with_carve_outs(cwd)
+        )
+
+    def is_writable(self, path: str, cwd: str) -> bool:
+        """``path`` (relative to ``cwd``), lexically normalised, lies where writing is allowed."""
+        return self.denial_reason(path, cwd) is None
+
+
+class SandboxDenied(PermissionError):
+    """A write the sandbox refused: ``errno`` is ``EPERM``; ``str()`` names the path and why.
+
+    The pipeline recognises a sandbox denial by this type (also when it is an error's cause).
+    """
+
+    def __init__(self, path: str, reason: str, operation: str = "writing") -> None:
+        self.message = f"sandbox: {operation} {path} is not permitted: {reason}"
+        super().__init__(errno.EPERM, self.message, path)
+        self.reason = reason
+        self.operation = operation
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __reduce__(self) -> tuple[type[SandboxDenied], tuple[str, str, str]]:
+        return (SandboxDenied, (str(self.filename), self.reason, self.operation))
+
+
+@runtime_checkable
+class _Canonicalizing(Protocol):
+    def canonical_path(self, path: str) -> str: ...
+
+
+def _canonicalizer(fs: object) -> Callable[[str], str] | None:
+    """The ``canonical_path`` of ``fs`` or of the filesystem it wraps (its ``inner``, as the
+    fault, journal and sandbox views keep it): those views pass paths through unchanged."""
+    seen: set[int] = set()
+    while fs is not None and id(fs) not in seen:
+        if isinstance(fs, _Canonicalizing):
+            return fs.canonical_path
+        seen.add(id(fs))
+        fs = getattr(fs, "inner", None)
+    return None
+
+
+class SandboxedFilesystem:
+    """A :class:`~applypatch_ext.core.fs.Filesystem` view that confines writes to a policy.
+
+    Reads and metadata pass through. ``write_bytes``, ``create_dirs``, ``remove_file`` and
+    ``remove_dir`` raise :class:`SandboxDenied` unless the target is writable lexically and,
+    when symlinks can be resolved, also once resolved against the resolved roots. The resolver
+    is ``canonical_path`` if given, else the one of ``inner`` or of the filesystem it wraps
+    (through ``.inner``); without one only the lexical check runs. A removal resolves only the
+    parent directory: unlinking a symlink changes the directory that holds it, not the link's
+    target. Denied paths are kept in ``denials``.
+    """
+
+    def __init__(
+        self,
+        inner: Filesystem,
+        policy: SandboxPolicy,
+        cwd: str,
+        *,
+        canonical_path: Callable[[str], str] | None = None,
+    ) -> None:
+        self.inner = inner
+        self.policy = policy
+        self.cwd = normalize_path(cwd)
+        self.denials: list[str] = []
+        self._canonical = canonical_path if canonical_path is not None else _canonicalizer(inner)
+
+    def _check(self, path: str, operation: str, *, follow_leaf: bool = True) -> None:
+        lexical = normalize_path(posixpath.join(self.cwd, path))
+        roots = self.policy.writable_roots_with_carve_outs(self.cwd)
+        reason = denial_reason(lexical, roots)
+        canonical = self._canonical
+        if reason is None and canonical is not None and not self.policy.has_full_disk_write():
+            if follow_leaf:
+                real = canonical(lexical)
+            else:
+                real = posixpath.join(
+                    canonical(posixpath.dirname(lexical)), posixpath.basename(lexical)
+                )
+            real_roots = tuple(
+                WritableRoot(canonical(r.root), tuple(canonical(s) for s in r.read_only_subpaths))
+                for r in roots
+            )
+            real_reason = denial_reason(real, real_roots)
+            if real_reason is not None:
+                reason = f"it resolves to {real}, {real_reason}"
+        if reason is not None:
+            self.denials.append(path)
+            raise SandboxDenied(path, reason, operation)
+
+    # -- the Filesystem protocol ----------------------------------------------------------------
+
+    def read_bytes(self, path: str) -> bytes:
+        return self.inner.read_bytes(path)
+
+    def write_bytes(self, path: str, data: bytes) -> None:
+        self._check(path, "writing")
+        self.inner.write_bytes(path, data)
+
+    def create_dirs(self, path: str) -> None:
+        self._check(path, "creating directory")
+        self.inner.create_dirs(path)
+
+    def remove_file(self, path: str, *, move_source: bool = False) -> None:
+        self._check(path, "removing", follow_leaf=False)
+        self.inner.remove_file(path, move_source=move_source)
+
+    def remove_dir(self, path: str) -> None:
+        self._check(path, "removing directory", follow_leaf=False)
+        self.inner.remove_dir(path)
+
+    def metadata(self, path: str, *, follow_symlinks: bool = True) -> FileMetadata:
+        return self.inner.metadata(path, follow_symlinks=follow_symlinks)
