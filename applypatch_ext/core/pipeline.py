@@ -50,6 +50,7 @@ from .events import (
     TurnDiff,
     changes_to_json,
 )
+from .explain import MatchExplanation, explain_error
 from .faults import CancellationToken, Fault, FaultyFilesystem, parse_fault
 from .fs import Filesystem, LocalFilesystem, resolve_path
 from .invocation import (
@@ -84,6 +85,7 @@ REJECTED: Final = "rejected"  # safety Reject or a blocking hook: no begin/end e
 ERROR: Final = "error"  # parse, environment or verification error: no begin/end events
 CANCELLED: Final = "cancelled"  # begin without end
 AWAITING_APPROVAL: Final = "awaiting-approval"
+DRY_RUN: Final = "dry-run"  # parsed, verified and assessed; nothing written
 CALL_STATUSES: Final = (
     COMPLETED,
     FAILED,
@@ -92,6 +94,7 @@ CALL_STATUSES: Final = (
     ERROR,
     CANCELLED,
     AWAITING_APPROVAL,
+    DRY_RUN,
 )
 
 # Stages, in order, for a front end that shows progress.
@@ -197,6 +200,7 @@ class CallResult:
     pending_request: ApplyPatchApprovalRequest | None = None
     attempts: int = 0
     cwd: str = ""
+    explanation: MatchExplanation | None = None
 
     @property
     def ok(self) -> bool:
@@ -216,8 +220,18 @@ class CallResult:
             "delta": self.delta.to_json(),
             "turn_diff": self.turn_diff,
             "attempts": self.attempts,
+            "explanation": None if self.explanation is None else self.explanation.to_json(),
             "events": [e.to_json() for e in self.events],
         }
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    parsed: ParsedPatch
+    environment: str
+    cwd: str
+    action: ApplyPatchAction
+    safety: AutoApprove | AskUser
 
 
 class Turn:
@@ -428,7 +442,21 @@ class ApplyPatchCall:
 
     # -- the pipeline ---------------------------------------------------------------------------
 
-    def _pipeline(self) -> Generator[ApplyPatchApprovalRequest, Decision, CallResult]:
+    def dry_run(self) -> CallResult:
+        """Parse, verify and assess safety; write nothing (status ``dry-run`` or an error)."""
+        self.finish_input()
+        if self._steps is not None:
+            raise RuntimeError("the call has already run")
+        prepared = self._prepare()
+        if isinstance(prepared, CallResult):
+            self.result = prepared
+            return prepared
+        self.stage = "done"
+        self.result = self._result(DRY_RUN, "dry run: nothing was written")
+        return self.result
+
+    def _prepare(self) -> _Prepared | CallResult:
+        """Steps 1-4: hooks, parse, environment, verify, safety (no begin event yet)."""
         turn = self.turn
         options = self.options
         text = self.text
@@ -437,11 +465,8 @@ class ApplyPatchCall:
         if hook is not None:
             verdict = hook(text)
             if isinstance(verdict, HookBlock):
-                return self._finish(
-                    self._result(
-                        REJECTED, f"blocked by hook: {verdict.reason}", error=verdict.reason
-                    )
-                )
+                message = f"blocked by hook: {verdict.reason}"
+                return self._finish(self._result(REJECTED, message, error=verdict.reason))
             if isinstance(verdict, str):
                 text = verdict
 
@@ -455,9 +480,8 @@ class ApplyPatchCall:
             elif isinstance(invocation, InvocationParseError):
                 raise invocation.error
             elif isinstance(invocation, ImplicitInvocation):
-                return self._finish(
-                    self._result(ERROR, invocation.message, error=invocation.message)
-                )
+                message = invocation.message
+                return self._finish(self._result(ERROR, message, error=message))
             else:
                 parsed = parse_patch(text)
         except ParseError as exc:
@@ -479,9 +503,9 @@ class ApplyPatchCall:
         if workdir is not None:
             cwd = resolve_path(cwd, workdir)
         self._cwd = cwd
-
-        faults = self._faults(cwd)
-        self._faulty = FaultyFilesystem(turn.fs, faults, cancel=self.cancel, external=turn.fs)
+        self._faulty = FaultyFilesystem(
+            turn.fs, self._faults(cwd), cancel=self.cancel, external=turn.fs
+        )
 
         # 3. verify (read only)
         self.stage = "verifying"
@@ -495,7 +519,10 @@ class ApplyPatchCall:
             )
         except ApplyPatchError as exc:
             message = VERIFICATION_FAILED + str(exc)
-            return self._finish(self._result(ERROR, message, error=str(exc)))
+            explanation = explain_error(exc, self._faulty, options.line_endings)
+            return self._finish(
+                self._result(ERROR, message, error=str(exc), explanation=explanation)
+            )
         self._action = action
 
         # 4. safety
@@ -513,6 +540,20 @@ class ApplyPatchCall:
         if isinstance(safety, Reject):
             message = PATCH_REJECTED + safety.reason
             return self._finish(self._result(REJECTED, message, error=safety.reason))
+        return _Prepared(parsed, environment, cwd, action, safety)
+
+    def _pipeline(self) -> Generator[ApplyPatchApprovalRequest, Decision, CallResult]:
+        prepared = self._prepare()
+        if isinstance(prepared, CallResult):
+            return prepared
+        turn, options = self.turn, self.options
+        parsed, environment, cwd, action, safety = (
+            prepared.parsed,
+            prepared.environment,
+            prepared.cwd,
+            prepared.action,
+            prepared.safety,
+        )
 
         # 5. begin
         changes = changes_to_json(action.changes)
@@ -674,6 +715,7 @@ __all__: Sequence[str] = (
     "CANCELLED",
     "COMPLETED",
     "DECLINED",
+    "DRY_RUN",
     "ERROR",
     "FAILED",
     "REJECTED",

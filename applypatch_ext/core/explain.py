@@ -1,0 +1,223 @@
+"""Explain a match failure: the closest region of the file and why it did not match.
+
+When a chunk fails with ``Failed to find expected lines`` or ``Failed to find context``, the
+reference only prints what it looked for. :func:`explain_match_failure` finds the region of the
+file that comes closest, using the same four comparison passes as ``seek_sequence`` (exact,
+right-trimmed, trimmed, punctuation-mapped), and describes every line pair: which pass (if any)
+makes them equal, and which characters differ (trailing spaces, tabs, typographic quotes and
+dashes, CR), so that a front end can show at once why the patch did not apply.
+
+Pure: it works on the lines a verification already read and never touches the disk.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from .apply import read_text
+from .errors import MatchFailure
+from .fs import Filesystem
+from .seek import NORMALISERS, PASS_NAMES
+from .text import LineEndings, split_terminated_lines
+
+#: Lines shown around the region for orientation.
+CONTEXT_LINES: Final = 2
+#: Single-line fuzzy search gives up on files longer than this (difflib is quadratic per pair).
+MAX_FUZZY_LINES: Final = 20_000
+
+
+def _pass_of(expected: str, actual: str) -> int | None:
+    """The first pass under which the two lines are equal, or None."""
+    for index, normaliser in enumerate(NORMALISERS):
+        if normaliser is None:
+            if expected == actual:
+                return 0
+        elif normaliser(expected) == normaliser(actual):
+            return index
+    return None
+
+
+def _segments(a: str, b: str) -> tuple[list[tuple[bool, str]], list[tuple[bool, str]]]:
+    """Split both strings into (differs, text) runs, character by character."""
+    left: list[tuple[bool, str]] = []
+    right: list[tuple[bool, str]] = []
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        differs = tag != "equal"
+        if i2 > i1:
+            left.append((differs, a[i1:i2]))
+        if j2 > j1:
+            right.append((differs, b[j1:j2]))
+    return left, right
+
+
+@dataclass(frozen=True)
+class LinePair:
+    """One expected line next to the file line it was compared with."""
+
+    expected: str | None
+    actual: str | None
+    line_number: int | None  # 1-based line of the file
+    match_pass: int | None  # 0..3, None if no pass makes them equal
+    expected_segments: tuple[tuple[bool, str], ...] = ()
+    actual_segments: tuple[tuple[bool, str], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "expected": self.expected,
+            "actual": self.actual,
+            "line_number": self.line_number,
+            "match_pass": self.match_pass,
+            "pass_name": None if self.match_pass is None else PASS_NAMES[self.match_pass],
+            "expected_segments": [list(s) for s in self.expected_segments],
+            "actual_segments": [list(s) for s in self.actual_segments],
+        }
+
+
+@dataclass(frozen=True)
+class MatchExplanation:
+    """The closest region for a failed chunk, line by line."""
+
+    path: str
+    kind: str  # "lines" or "context"
+    region_start: int | None  # 0-based index of the first file line of the region
+    pairs: tuple[LinePair, ...]
+    before: tuple[str, ...]
+    after: tuple[str, ...]
+    summary: str
+
+    @property
+    def matched(self) -> int:
+        return sum(p.match_pass is not None for p in self.pairs)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "region_start": self.region_start,
+            "pairs": [p.to_json() for p in self.pairs],
+            "before": list(self.before),
+            "after": list(self.after),
+            "summary": self.summary,
+            "matched": self.matched,
+        }
+
+
+def _best_window(lines: Sequence[str], expected: Sequence[str], start: int) -> int | None:
+    """Start of the window of ``len(expected)`` lines sharing the most lines with ``expected``.
+
+    Lines are compared under the most lenient pass. Ties go to the window nearest ``start``.
+    """
+    loosest = NORMALISERS[-1]
+    assert loosest is not None
+    positions: dict[str, list[int]] = defaultdict(list)
+    for index, line in enumerate(lines):
+        positions[loosest(line)].append(index)
+    scores: dict[int, int] = defaultdict(int)
+    last_start = max(len(lines) - len(expected), 0)
+    for offset, line in enumerate(expected):
+        for index in positions.get(loosest(line), ()):
+            window = index - offset
+            if 0 <= window <= last_start:
+                scores[window] += 1
+    if not scores:
+        return None
+    return max(scores, key=lambda w: (scores[w], -abs(w - start), -w))
+
+
+def _closest_single_line(lines: Sequence[str], wanted: str) -> int | None:
+    loosest = NORMALISERS[-1]
+    assert loosest is not None
+    target = loosest(wanted)
+    best: tuple[float, int] | None = None
+    for index, line in enumerate(lines[:MAX_FUZZY_LINES]):
+        matcher = difflib.SequenceMatcher(None, target, loosest(line), autojunk=False)
+        if matcher.real_quick_ratio() < (best[0] if best else 0.4):
+            continue
+        ratio = matcher.ratio()
+        if ratio >= 0.4 and (best is None or ratio > best[0]):
+            best = (ratio, index)
+    return None if best is None else best[1]
+
+
+def explain_match_failure(failure: MatchFailure, lines: Sequence[str]) -> MatchExplanation:
+    """Find and describe the region of ``lines`` closest to what the chunk expected."""
+    expected = list(failure.expected)
+    start = _best_window(lines, expected, failure.start)
+    if start is None and len(expected) == 1:
+        start = _closest_single_line(lines, expected[0])
+    if start is None:
+        noun = "context line" if failure.kind == "context" else "expected lines"
+        summary = f"none of the {noun} occurs in the file, even ignoring whitespace and punctuation"
+        pairs = tuple(LinePair(line, None, None, None) for line in expected)
+        return MatchExplanation(failure.path, failure.kind, None, pairs, (), (), summary)
+
+    pairs_list: list[LinePair] = []
+    for offset, wanted in enumerate(expected):
+        index = start + offset
+        actual = lines[index] if index < len(lines) else None
+        if actual is None:
+            pairs_list.append(LinePair(wanted, None, None, None))
+            continue
+        match_pass = _pass_of(wanted, actual)
+        left, right = _segments(wanted, actual) if match_pass != 0 else ([], [])
+        pairs_list.append(
+            LinePair(wanted, actual, index + 1, match_pass, tuple(left), tuple(right))
+        )
+    pairs = tuple(pairs_list)
+    matched = [p.match_pass for p in pairs if p.match_pass is not None]
+    total = len(pairs)
+    if len(matched) == total:
+        loosest = max(matched)
+        summary = (
+            f"all {total} lines match at line {start + 1} (up to the {PASS_NAMES[loosest]} pass), "
+            "but not as a block from where the search started (an earlier chunk or @@ context "
+            "moved the search past it, or an End of File chunk must end at the last line)"
+        )
+    else:
+        by_pass = ", ".join(
+            f"{matched.count(i)} {PASS_NAMES[i]}" for i in range(len(PASS_NAMES)) if i in matched
+        )
+        summary = (
+            f"closest region starts at line {start + 1}: {len(matched)} of {total} lines match"
+            + (f" ({by_pass})" if matched else "")
+            + f"; {total - len(matched)} differ"
+        )
+    end = start + len(expected)
+    return MatchExplanation(
+        failure.path,
+        failure.kind,
+        start,
+        pairs,
+        tuple(lines[max(start - CONTEXT_LINES, 0) : start]),
+        tuple(lines[end : end + CONTEXT_LINES]),
+        summary,
+    )
+
+
+def file_lines_for_matching(text: str, line_endings: LineEndings) -> list[str]:
+    """The lines ``seek_sequence`` sees for a file's text in the given mode (spec 3.1, 4.1)."""
+    if line_endings is LineEndings.LF:
+        lines = text.split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        return lines
+    return split_terminated_lines(text)[0]
+
+
+def explain_error(
+    error: BaseException, fs: Filesystem, line_endings: LineEndings = LineEndings.PRESERVE
+) -> MatchExplanation | None:
+    """The explanation of a ``Failed to find ...`` error, re-reading the file; else None."""
+    failure = getattr(error, "failure", None)
+    if not isinstance(failure, MatchFailure):
+        return None
+    try:
+        text = read_text(fs, failure.path)
+    except (OSError, ValueError):
+        return None
+    return explain_match_failure(failure, file_lines_for_matching(text, line_endings))
