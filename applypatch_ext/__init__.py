@@ -106,6 +106,13 @@ if TYPE_CHECKING:
     from .core.verify import DuplicatePaths, verify_patch
 
 
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext applypatch_ext``: register the magics (imported only now)."""
+    from .jupyter.magic import ApplyPatchMagics
+
+    ipython.register_magics(ApplyPatchMagics)
+
+
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:

@@ -1,0 +1,315 @@
+"""The ``%%apply_patch`` cell magic and the ``%apply_patch_turn`` line magic.
+
+Errors in the user's input (bad options, a missing ``--cwd``, an unparsable patch with
+``--dry-run``) raise exactly ``UsageError``; pipeline failures are not exceptions but statuses,
+shown in the widget and in the result object.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.display import HTML, Markdown, display
+
+from ..core.faults import FaultSpecError, parse_fault
+from ..core.pipeline import Decision, PipelineOptions
+from ..core.safety import ApprovalPolicy
+from ..core.sandbox import PermissionProfile, SandboxPolicy
+from ..core.text import LineEndings
+from ..core.transaction import Transaction
+from ..core.verify import DuplicatePaths
+from .display import render_html, render_markdown, render_plain, split_turn_diff
+from .session import SESSION, CallView, PatchCallResult, run_streamed, summarize_event
+from .widget import ApplyPatchWidget
+
+DEFAULT_STREAM_CHUNK = 24
+DEFAULT_STREAM_DELAY = 0.02
+APPROVE_CHOICES = ("ask", *(d.value for d in Decision))
+
+
+def _options(args: Any, cwd: str) -> PipelineOptions:
+    try:
+        policy = ApprovalPolicy.parse(args.approval_policy)
+    except ValueError as exc:
+        raise UsageError(f"--approval-policy: {exc}") from None
+    try:
+        profile = PermissionProfile(args.sandbox)
+    except ValueError:
+        choices = ", ".join(p.value for p in PermissionProfile)
+        raise UsageError(f"--sandbox must be one of {choices}, got {args.sandbox!r}") from None
+    roots = []
+    for root in args.writable_root or []:
+        path = os.path.abspath(os.path.join(cwd, os.path.expanduser(root)))
+        roots.append(path)
+    for name, value, enum in (
+        ("--line-endings", args.line_endings, LineEndings),
+        ("--duplicates", args.duplicates, DuplicatePaths),
+        ("--transaction", args.transaction, Transaction),
+    ):
+        try:
+            enum(value)
+        except ValueError:
+            choices = ", ".join(m.value for m in enum)
+            raise UsageError(f"{name} must be one of {choices}, got {value!r}") from None
+    for spec in args.fault or []:
+        try:
+            parse_fault(spec, cwd)
+        except FaultSpecError as exc:
+            raise UsageError(f"--fault: {exc}") from None
+    if args.throttle_ms < 0:
+        raise UsageError("--throttle-ms must be 0 or more")
+    return PipelineOptions(
+        approval_policy=policy,
+        sandbox=SandboxPolicy.from_environment(profile, writable_roots=roots),
+        line_endings=LineEndings(args.line_endings),
+        duplicates=DuplicatePaths(args.duplicates),
+        transaction=Transaction(args.transaction),
+        throttle=args.throttle_ms / 1000,
+        faults=tuple(args.fault or ()),
+    )
+
+
+def _chunks(text: str, size: int) -> list[str]:
+    if size <= 0:
+        return [text]
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+@magics_class
+class ApplyPatchMagics(Magics):
+    """``%%apply_patch`` runs one Codex apply_patch tool call; ``%apply_patch_turn`` shows the
+    turn."""
+
+    @magic_arguments()
+    @argument(
+        "result",
+        nargs="?",
+        default=None,
+        help="Name of a variable in which to store the call's result object.",
+    )
+    @argument(
+        "--cwd",
+        default=None,
+        help="Run against this directory instead of the kernel's working directory.",
+    )
+    @argument(
+        "--dry-run",
+        action="store_true",
+        help="Parse, verify and assess safety, show the planned changes, and write nothing.",
+    )
+    @argument(
+        "--stream-chunk",
+        type=int,
+        default=DEFAULT_STREAM_CHUNK,
+        metavar="N",
+        help=f"Feed the cell text to the pipeline in deltas of N characters "
+        f"(default {DEFAULT_STREAM_CHUNK}; 0 feeds it whole).",
+    )
+    @argument(
+        "--stream-delay",
+        type=float,
+        default=DEFAULT_STREAM_DELAY,
+        metavar="SECONDS",
+        help=f"Pause between two deltas, so that the stream is visible "
+        f"(default {DEFAULT_STREAM_DELAY}; 0 for no pause).",
+    )
+    @argument(
+        "--throttle-ms",
+        type=int,
+        default=500,
+        metavar="N",
+        help="Minimum interval between two preview (PatchApplyUpdated) events, in "
+        "milliseconds (default 500 as in Codex; 0 sends every change).",
+    )
+    @argument(
+        "--approval-policy",
+        default="on-request",
+        help="When to ask: untrusted, on-request (default), never, granular, or "
+        "granular:no-sandbox-approval.",
+    )
+    @argument(
+        "--sandbox",
+        default=PermissionProfile.WORKSPACE_WRITE.value,
+        help="The permission profile: workspace-write (default: writable roots are the "
+        "working directory, extra roots and the temp dir), read-only, danger-full-access "
+        "or external.",
+    )
+    @argument(
+        "--writable-root",
+        action="append",
+        metavar="DIR",
+        help="An extra writable root for workspace-write; repeat for several.",
+    )
+    @argument(
+        "--approve",
+        default="ask",
+        help="How approval requests are answered: ask (show buttons; default), approve, "
+        "approve-for-session or decline.",
+    )
+    @argument(
+        "--line-endings",
+        default=LineEndings.PRESERVE.value,
+        help="preserve (default: each untouched line keeps its terminator) or lf (legacy "
+        "normalisation to LF).",
+    )
+    @argument(
+        "--duplicates",
+        default=DuplicatePaths.REJECT.value,
+        help="Two hunks on one path: reject (default) or fold (legacy, with the gap of the "
+        "safety check).",
+    )
+    @argument(
+        "--transaction",
+        default=Transaction.NONE.value,
+        help="none (default, Codex semantics: a failure keeps what was written) or atomic "
+        "(roll back everything on any failure).",
+    )
+    @argument(
+        "--fault",
+        action="append",
+        metavar="SPEC",
+        help="Inject a fault: write:N, write:PATH, delete:PATH, remove-source:PATH, "
+        "eperm:PATH, drift:PATH or cancel:N; repeat for several.",
+    )
+    @argument(
+        "--new-turn",
+        action="store_true",
+        help="Start a new turn before this call (the TurnDiff starts empty).",
+    )
+    @argument(
+        "--no-widget",
+        action="store_true",
+        help="Show rich output (HTML, Markdown, text) instead of the live widget.",
+    )
+    @cell_magic
+    def apply_patch(self, line: str, cell: str) -> None:
+        """Run the cell body, a patch in the Codex format, as one apply_patch tool call.
+
+        The text streams into a live widget (the planned changes, before anything is
+        written); then the pipeline runs against the working directory: parse, verify (read
+        only), safety assessment, FileChange begin, approval, apply (the committed delta and
+        its exact flag), FileChange end, and the cumulative TurnDiff of the turn.
+
+        By default a patch inside the working directory applies at once and one that reaches
+        outside asks first (Approve / Approve for session / Decline buttons); the cell then
+        ends in ``awaiting-approval`` and the click resumes the call.
+
+        Example::
+
+            %%apply_patch result
+            *** Begin Patch
+            *** Add File: hello.txt
+            +hello
+            *** End Patch
+        """
+        args = parse_argstring(self.apply_patch, line)
+        if not cell.strip():
+            raise UsageError(
+                "%%apply_patch: the cell is empty; write a patch starting with '*** Begin Patch'"
+            )
+        cwd = self._cwd(args.cwd)
+        options = _options(args, cwd)
+        if args.approve not in APPROVE_CHOICES:
+            raise UsageError(
+                f"--approve must be one of {', '.join(APPROVE_CHOICES)}, got {args.approve!r}"
+            )
+        if args.stream_chunk < 0 or args.stream_delay < 0:
+            raise UsageError("--stream-chunk and --stream-delay must be 0 or more")
+        if args.new_turn:
+            SESSION.new_turn()
+        turn = SESSION.turn_for(cwd, options)
+        call = turn.call(options=options)
+
+        widget = None if args.no_widget else ApplyPatchWidget(dry_run=args.dry_run)
+        view = CallView(call, widget)
+        if widget is not None:
+            view.display_handle = display(widget, display_id=True)
+        approver = None if args.approve == "ask" else args.approve
+        result = run_streamed(
+            view,
+            _chunks(cell, args.stream_chunk),
+            delay=args.stream_delay if args.stream_chunk > 0 else 0.0,
+            approver=approver,
+            dry_run=args.dry_run,
+        )
+        if args.dry_run and result.status == "error" and call._parsed is None:
+            raise UsageError(f"%%apply_patch --dry-run: {result.error}")
+        if args.result and self.shell is not None:
+            self.shell.user_ns[args.result] = result
+        if widget is None:
+            display(result)
+
+    def _cwd(self, given: str | None) -> str:
+        if given is None:
+            return os.getcwd()
+        path = Path(os.path.expanduser(given))
+        if not path.is_absolute():
+            path = Path(os.getcwd()) / path
+        if not path.is_dir():
+            raise UsageError(f"--cwd: no such directory: {path}")
+        return str(path.resolve())
+
+    @magic_arguments()
+    @argument("--reset", action="store_true", help="Start a new turn (forget the TurnDiff).")
+    @argument(
+        "--export",
+        metavar="FILE",
+        default=None,
+        help="Write the TurnDiff to FILE (a .diff that git apply accepts, run in the display "
+        "root: the git root or the working directory).",
+    )
+    @argument("--events", action="store_true", help="Show the whole turn's event timeline.")
+    @line_magic
+    def apply_patch_turn(self, line: str) -> None:
+        """Show the cumulative TurnDiff of the current turn (or reset, export, show events)."""
+        args = parse_argstring(self.apply_patch_turn, line)
+        turn = SESSION.turn
+        if args.reset:
+            SESSION.new_turn()
+            display(Markdown("A new turn starts: the TurnDiff is empty."))
+            return
+        diff = "" if turn is None else turn.turn_diff()
+        if args.export:
+            target = Path(os.path.expanduser(args.export))
+            try:
+                target.write_text(diff, encoding="utf-8", newline="")
+            except OSError as exc:
+                raise UsageError(f"--export: cannot write {target}: {exc.strerror}") from None
+            display(
+                Markdown(f"TurnDiff written to `{target}` ({len(split_turn_diff(diff))} file(s)).")
+            )
+            return
+        if args.events:
+            events = [] if turn is None else turn.recorder.to_json()
+            state = {
+                "call_id": "turn",
+                "cwd": "" if turn is None else turn.cwd,
+                "stage": "",
+                "status": "",
+                "events": [{**e, "summary": summarize_event(e)} for e in events],
+            }
+            display(HTML(render_html(state)))
+            return
+        state = {
+            "call_id": "turn",
+            "cwd": "" if turn is None else turn.cwd,
+            "stage": "done",
+            "status": "completed" if diff else "",
+            "turn_diff": diff,
+        }
+        display(
+            {
+                "text/html": render_html(state) if diff else "<p>The turn has no changes.</p>",
+                "text/markdown": render_markdown(state) if diff else "The turn has no changes.",
+                "text/plain": diff or "The turn has no changes.",
+            },
+            raw=True,
+        )
+
+
+__all__ = ["ApplyPatchMagics", "PatchCallResult", "render_plain"]
