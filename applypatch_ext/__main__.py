@@ -87,6 +87,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="an extra writable root for workspace-write (repeatable)",
     )
     turn.add_argument(
+        "--exclude-tmp",
+        action="store_true",
+        help="do not count /tmp and $TMPDIR as writable roots",
+    )
+    turn.add_argument(
         "--approve",
         default=Decision.APPROVE.value,
         choices=[d.value for d in Decision],
@@ -137,7 +142,10 @@ def run_turn(args: argparse.Namespace) -> int:
     options = PipelineOptions(
         approval_policy=policy,
         sandbox=SandboxPolicy.from_environment(
-            args.sandbox, writable_roots=[os.path.abspath(r) for r in args.writable_root]
+            args.sandbox,
+            writable_roots=[os.path.abspath(r) for r in args.writable_root],
+            include_tmp=not args.exclude_tmp,
+            include_tmpdir_env=not args.exclude_tmp,
         ),
         line_endings=LineEndings(args.line_endings),
         duplicates=DuplicatePaths(args.duplicates),

@@ -65,7 +65,12 @@ def _options(args: Any, cwd: str) -> PipelineOptions:
         raise UsageError("--throttle-ms must be 0 or more")
     return PipelineOptions(
         approval_policy=policy,
-        sandbox=SandboxPolicy.from_environment(profile, writable_roots=roots),
+        sandbox=SandboxPolicy.from_environment(
+            profile,
+            writable_roots=roots,
+            include_tmp=not args.exclude_tmp,
+            include_tmpdir_env=not args.exclude_tmp,
+        ),
         line_endings=LineEndings(args.line_endings),
         duplicates=DuplicatePaths(args.duplicates),
         transaction=Transaction(args.transaction),
@@ -144,6 +149,13 @@ class ApplyPatchMagics(Magics):
         action="append",
         metavar="DIR",
         help="An extra writable root for workspace-write; repeat for several.",
+    )
+    @argument(
+        "--exclude-tmp",
+        action="store_true",
+        help="Do not count /tmp and $TMPDIR as writable roots (Codex's exclude_slash_tmp and "
+        "exclude_tmpdir_env_var), so that only the working directory and --writable-root "
+        "are.",
     )
     @argument(
         "--approve",
