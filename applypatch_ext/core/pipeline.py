@@ -670,7 +670,7 @@ class ApplyPatchCall:
         before = tracker.get_unified_diff()
         changed = tracker.track_delta(delta, environment)
         after = tracker.get_unified_diff()
-        if changed and (before is not None or after is not None) and before != after:
+        if changed and (before is not None or after is not None):
             self._emit(TurnDiff(after or ""))
 
     def _end(
