@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Final, TypeAlias
 
 #: FileChange end statuses (spec 6.4).
@@ -25,8 +25,21 @@ STATUS_DECLINED: Final = "declined"
 JsonChanges: TypeAlias = dict[str, dict[str, Any]]
 
 
+class _Event:
+    """JSON of an event: ``type`` first, then every field (tuples as lists)."""
+
+    type: ClassVar[str]
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"type": self.type}
+        for item in fields(self):  # type: ignore[arg-type]
+            value = getattr(self, item.name)
+            data[item.name] = list(value) if isinstance(value, tuple) else value
+        return data
+
+
 @dataclass(frozen=True)
-class PatchApplyUpdated:
+class PatchApplyUpdated(_Event):
     """Streaming preview: the planned changes so far, keyed by path as written."""
 
     call_id: str
@@ -34,12 +47,9 @@ class PatchApplyUpdated:
 
     type: ClassVar[str] = "patch_apply_updated"
 
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "call_id": self.call_id, "changes": self.changes}
-
 
 @dataclass(frozen=True)
-class PatchSafetyAssessed:
+class PatchSafetyAssessed(_Event):
     """Ours: the safety decision (``auto-approve``, ``ask-user``, ``reject``) and its reason."""
 
     call_id: str
@@ -49,18 +59,9 @@ class PatchSafetyAssessed:
 
     type: ClassVar[str] = "patch_safety_assessed"
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "type": self.type,
-            "call_id": self.call_id,
-            "decision": self.decision,
-            "reason": self.reason,
-            "sandboxed": self.sandboxed,
-        }
-
 
 @dataclass(frozen=True)
-class PatchApplyBegin:
+class PatchApplyBegin(_Event):
     """FileChange begin: the verified change map, keyed by resolved absolute path."""
 
     call_id: str
@@ -70,18 +71,9 @@ class PatchApplyBegin:
 
     type: ClassVar[str] = "patch_apply_begin"
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "type": self.type,
-            "call_id": self.call_id,
-            "turn_id": self.turn_id,
-            "auto_approved": self.auto_approved,
-            "changes": self.changes,
-        }
-
 
 @dataclass(frozen=True)
-class ApplyPatchApprovalRequest:
+class ApplyPatchApprovalRequest(_Event):
     """Ours (Codex sends an approval request op): what the user is asked to approve."""
 
     call_id: str
@@ -96,23 +88,9 @@ class ApplyPatchApprovalRequest:
 
     type: ClassVar[str] = "apply_patch_approval_request"
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "type": self.type,
-            "call_id": self.call_id,
-            "turn_id": self.turn_id,
-            "environment_id": self.environment_id,
-            "cwd": self.cwd,
-            "files": list(self.files),
-            "patch": self.patch,
-            "changes": self.changes,
-            "reason": self.reason,
-            "retry": self.retry,
-        }
-
 
 @dataclass(frozen=True)
-class ApplyPatchApprovalDecision:
+class ApplyPatchApprovalDecision(_Event):
     """Ours: the answer to an approval request."""
 
     call_id: str
@@ -121,17 +99,9 @@ class ApplyPatchApprovalDecision:
 
     type: ClassVar[str] = "apply_patch_approval_decision"
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "type": self.type,
-            "call_id": self.call_id,
-            "decision": self.decision,
-            "retry": self.retry,
-        }
-
 
 @dataclass(frozen=True)
-class PatchApplyEnd:
+class PatchApplyEnd(_Event):
     """FileChange end: the same change map as begin, plus status and the attempt's output."""
 
     call_id: str
@@ -148,28 +118,18 @@ class PatchApplyEnd:
         return self.status == STATUS_COMPLETED
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "type": self.type,
-            "call_id": self.call_id,
-            "turn_id": self.turn_id,
-            "stdout": self.stdout,
-            "stderr": self.stderr,
-            "success": self.success,
-            "changes": self.changes,
-            "status": self.status,
-        }
+        data = super().to_json()
+        data["success"] = self.success
+        return data
 
 
 @dataclass(frozen=True)
-class TurnDiff:
+class TurnDiff(_Event):
     """A snapshot of the whole turn's diff (never an increment); ``""`` clears the view."""
 
     unified_diff: str
 
     type: ClassVar[str] = "turn_diff"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "unified_diff": self.unified_diff}
 
 
 Event: TypeAlias = (
