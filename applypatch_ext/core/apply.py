@@ -284,7 +284,8 @@ def apply_patch(
     fs = filesystem if filesystem is not None else LocalFilesystem()
     cwd_abs = os.path.abspath(os.fspath(cwd))
     try:
-        patch.encode("utf-8")
+        if not patch.isascii():  # O(1); an ASCII text cannot hold a surrogate
+            patch.encode("utf-8")
     except UnicodeEncodeError:  # lone surrogates, e.g. a non-UTF-8 argument decoded by the OS
         return ApplyPatchResult(1, "", NOT_UTF8_PATCH + "\n")
     try:

@@ -11,6 +11,7 @@ This module is pure: it neither reads nor writes files (see :mod:`.verify` and :
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain
 
 from .errors import ComputeReplacementsError, MatchFailure
 from .model import UpdateFileChunk
@@ -126,24 +127,35 @@ def _derive_preserve(original: str, path: str, chunks: Sequence[UpdateFileChunk]
         # Every line ends with a terminator, also a formerly last line that moves inward.
         terminators[-1] = preferred
     replacements = compute_replacements(lines, path, chunks, legacy=False)
+    # With one terminator throughout (the common case), a run of untouched lines is copied with
+    # one C-level join; otherwise lines and terminators are interleaved at C level.
+    uniform = preferred if terminators.count(preferred) == len(terminators) else None
     out: list[str] = []
     pos = 0
     for start, old_len, new in replacements:
         if start > pos:
-            _copy_lines(out, lines, terminators, pos, start)
+            _copy_lines(out, lines, terminators, uniform, pos, start)
             pos = start
-        for line in new:
-            out.append(line)
+        if new:
+            out.append(preferred.join(new))
             out.append(preferred)
         pos = max(pos, start + old_len)
     if pos < len(lines):
-        _copy_lines(out, lines, terminators, pos, len(lines))
+        _copy_lines(out, lines, terminators, uniform, pos, len(lines))
     return "".join(out)
 
 
 def _copy_lines(
-    out: list[str], lines: list[str], terminators: list[str], start: int, end: int
+    out: list[str],
+    lines: list[str],
+    terminators: list[str],
+    uniform: str | None,
+    start: int,
+    end: int,
 ) -> None:
-    for i in range(start, end):
-        out.append(lines[i])
-        out.append(terminators[i])
+    """Append ``lines[start:end]``, each followed by its own terminator."""
+    if uniform is not None:
+        out.append(uniform.join(lines[start:end]))
+        out.append(uniform)
+    else:
+        out.extend(chain.from_iterable(zip(lines[start:end], terminators[start:end], strict=True)))

@@ -21,6 +21,9 @@ Update hunk markers are matched with only trailing whitespace removed, so an ind
 :func:`parse_patch` trims the whole text, checks the Begin/End boundary (retrying once without a
 ``<<'EOF'`` heredoc wrapper), joins the kept lines into the canonical patch text and feeds it to
 the one grammar implementation, :class:`~applypatch_ext.core.streaming.StreamingPatchParser`.
+The canonical text is computed from the first and last lines and one ``str.replace``
+(:func:`canonical_patch_text`), without splitting the whole text into lines;
+:func:`canonical_patch_lines` is the line-by-line statement of the same rules.
 Errors carry the exact texts of spec 1.7 and line numbers of the canonical text.
 
 Parsing never touches the disk.
@@ -63,13 +66,50 @@ def canonical_patch_lines(text: str) -> list[str]:
     raise error
 
 
+def _edge_error(first: str, last: str) -> InvalidPatchError | None:
+    """:func:`_boundary_error` given only the first and the last line."""
+    first = first.strip(RUST_WHITESPACE)
+    if first == BEGIN_PATCH_MARKER and last.strip(RUST_WHITESPACE) == END_PATCH_MARKER:
+        return None
+    return InvalidPatchError(FIRST_LINE_ERROR if first != BEGIN_PATCH_MARKER else LAST_LINE_ERROR)
+
+
+def canonical_patch_text(text: str) -> str:
+    """``"\\n".join(canonical_patch_lines(text))``, computed on the whole text at once.
+
+    The trimmed text cannot end with a line break, so Rust-lines plus the join only turn every
+    CRLF into LF; the boundary and heredoc checks need only the first and the last lines.
+    """
+    stripped = text.strip(RUST_WHITESPACE)
+    if not stripped:
+        raise InvalidPatchError(LAST_LINE_ERROR)
+    first_nl = stripped.find("\n")
+    last_nl = stripped.rfind("\n")
+    first = stripped if first_nl < 0 else stripped[:first_nl]
+    last = stripped[last_nl + 1 :]
+    error = _edge_error(first, last)
+    if error is None:
+        # The membership test runs at memchr speed, the replace (even with nothing to do) not.
+        return stripped.replace("\r\n", "\n") if "\r" in stripped else stripped
+    opener = first[:-1] if first.endswith("\r") else first
+    # At least four lines: a third line break lies between the first and the last one.
+    four_lines = stripped.find("\n", first_nl + 1, last_nl) >= 0
+    if opener in HEREDOC_OPENERS and last.endswith("EOF") and four_lines:
+        inner = stripped[first_nl + 1 : last_nl + 1].replace("\r\n", "\n")[:-1]
+        inner_error = _edge_error(inner[: inner.find("\n")], inner[inner.rfind("\n") + 1 :])
+        if inner_error is not None:
+            raise inner_error
+        return inner
+    raise error
+
+
 def parse_patch(text: str) -> ParsedPatch:
     """Parse patch text leniently, as the reference does for every entry point.
 
     Raises :class:`~applypatch_ext.core.errors.ParseError` (``InvalidPatchError`` or
     ``InvalidHunkError`` with a line number of the canonical text).
     """
-    canonical = "\n".join(canonical_patch_lines(text))
+    canonical = canonical_patch_text(text)
     parser = StreamingPatchParser()
     parser.push_delta(canonical)
     hunks = tuple(parser.finish())

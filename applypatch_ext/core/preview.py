@@ -75,6 +75,7 @@ class ApplyPatchArgumentDiffConsumer:
         self.last_sent_at: float | None = None
         self.error: str | None = None
         self._pending: Sequence[Hunk] | None = None
+        self._has_hunks = False  # hunks never go away once parsed; saves a len() per delta
 
     @property
     def has_pending(self) -> bool:
@@ -88,8 +89,10 @@ class ApplyPatchArgumentDiffConsumer:
             hunks = self.parser.push_delta(delta)
         except ParseError:
             return None
-        if not hunks:
-            return None
+        if not self._has_hunks:
+            if not hunks:
+                return None
+            self._has_hunks = True
         now = self.clock()
         if self.last_sent_at is not None and now - self.last_sent_at < self.throttle:
             self._pending = hunks

@@ -11,6 +11,7 @@ This module only searches; it decides nothing about what is replaced.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import repeat
 from typing import Final
 
 from .text import RUST_WHITESPACE
@@ -31,6 +32,10 @@ PUNCTUATION_TABLE: Final[dict[int, str]] = {
 
 PASS_NAMES: Final = ("exact", "rstrip", "trim", "punctuation")
 
+_PUNCTUATION_PAIRS: Final = tuple(
+    (chr(code), ascii_char) for code, ascii_char in PUNCTUATION_TABLE.items()
+)
+
 
 def _rstrip(line: str) -> str:
     return line.rstrip(RUST_WHITESPACE)
@@ -41,7 +46,22 @@ def _strip(line: str) -> str:
 
 
 def _punctuation(line: str) -> str:
-    return line.strip(RUST_WHITESPACE).translate(PUNCTUATION_TABLE)
+    return _map_punctuation(line.strip(RUST_WHITESPACE))
+
+
+def _map_punctuation(text: str) -> str:
+    """``text.translate(PUNCTUATION_TABLE)``, faster.
+
+    ``str.translate`` takes a dictionary look-up per character of a non-ASCII text. The table
+    sends single characters to single ASCII characters that it does not map again, so one
+    C-level ``str.replace`` per mapped character that occurs gives the same text.
+    """
+    if text.isascii():
+        return text
+    for char, ascii_char in _PUNCTUATION_PAIRS:
+        if char in text:
+            text = text.replace(char, ascii_char)
+    return text
 
 
 NORMALISERS: Final[tuple[Callable[[str], str] | None, ...]] = (
@@ -53,13 +73,24 @@ NORMALISERS: Final[tuple[Callable[[str], str] | None, ...]] = (
 
 
 class Haystack:
-    """A file's lines plus their normalised forms, computed on first need."""
+    """A file's lines plus their normalised forms, computed on first need.
 
-    __slots__ = ("_normalised", "lines")
+    Two facts keep the fuzzy passes cheap. Each pass's normal form is computed for the whole
+    file at once with C-level maps, and only when an earlier pass has failed. And equality under
+    one pass implies equality under every later one (``a == b`` implies ``rstrip(a) ==
+    rstrip(b)``, which implies equal ``strip``, which implies equal punctuation forms), so once a
+    pass has failed somewhere, the set of the file's lines in that form can reject a later
+    chunk's search in that pass, and in every earlier pass, without scanning the file.
+    """
+
+    __slots__ = ("_ascii", "_normalised", "_present", "lines")
 
     def __init__(self, lines: Sequence[str]) -> None:
         self.lines = lines
+        self._ascii: bool | None = None  # whether every line is ASCII, once asked
         self._normalised: list[Sequence[str] | None] = [lines, None, None, None]
+        # Per pass, the set of the file's normalised lines, built after a search in it failed.
+        self._present: list[frozenset[str] | None] = [None, None, None, None]
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -67,11 +98,66 @@ class Haystack:
     def normalised(self, pass_index: int) -> Sequence[str]:
         cached = self._normalised[pass_index]
         if cached is None:
-            normaliser = NORMALISERS[pass_index]
-            assert normaliser is not None
-            cached = list(map(normaliser, self.lines))
+            if pass_index == 3:
+                cached = _punctuation_lines(self.normalised(2))
+            else:
+                # Pass 2 strips what pass 1 left: the right end is already clean.
+                source = self.lines if pass_index == 1 else self.normalised(1)
+                strip = str.rstrip if pass_index == 1 else str.lstrip
+                cached = list(map(strip, source, repeat(RUST_WHITESPACE)))
             self._normalised[pass_index] = cached
         return cached
+
+    def rejects(self, forms: list[Sequence[str] | None], pass_index: int) -> bool:
+        """True if the sets prove that the pattern cannot match in pass ``pass_index``.
+
+        ``forms[k]`` is the pattern in pass ``k``'s form (``forms[0]`` the pattern itself),
+        computed here where a set needs it and missing.
+        """
+        for k in range(pass_index, 3):
+            present = self._present[k]
+            if present is None:
+                continue
+            form = forms[k]
+            if form is None:
+                form = forms[k] = _normalise_pattern(forms[0], k)
+            if not present.issuperset(form):
+                return True
+        # Trimming keeps an ASCII line ASCII, so in passes 1-3 (not 4, which maps to ASCII) a
+        # non-ASCII pattern line cannot match anywhere in an all-ASCII file.
+        if pass_index < 3:
+            form = forms[pass_index]
+            if form is None:
+                form = forms[pass_index] = _normalise_pattern(forms[0], pass_index)
+            if not all(map(str.isascii, form)) and self.is_ascii():
+                return True
+        return False
+
+    def is_ascii(self) -> bool:
+        if self._ascii is None:
+            self._ascii = all(map(str.isascii, self.lines))
+        return self._ascii
+
+    def failed(self, pass_index: int) -> None:
+        """A search in ``pass_index`` failed: keep its set of lines for the next chunks."""
+        if self._present[pass_index] is None and pass_index < 3:
+            self._present[pass_index] = frozenset(self.normalised(pass_index))
+
+
+def _normalise_pattern(pattern: Sequence[str] | None, pass_index: int) -> list[str]:
+    normaliser = NORMALISERS[pass_index]
+    assert pattern is not None and normaliser is not None
+    return [normaliser(line) for line in pattern]
+
+
+def _punctuation_lines(stripped: Sequence[str]) -> Sequence[str]:
+    """Pass 4's form of already-trimmed lines: mapped all at once, joined into one text."""
+    if all(map(str.isascii, stripped)):
+        return stripped
+    joined = "\n".join(stripped)
+    if joined.count("\n") != len(stripped) - 1:  # a line with its own LF: not splittable back
+        return list(map(_map_punctuation, stripped))
+    return _map_punctuation(joined).split("\n")
 
 
 def _find(lines: Sequence[str], pattern: Sequence[str], first: int, last: int) -> int | None:
@@ -122,10 +208,15 @@ def seek_sequence(
     first = (last if legacy else max(last, start)) if eof else start
     if first > last or first < 0:
         return None
-    for pass_index, normaliser in enumerate(NORMALISERS):
-        lines = hay.normalised(pass_index)
-        wanted = pattern if normaliser is None else [normaliser(p) for p in pattern]
-        found = _find(lines, wanted, first, last)
+    forms: list[Sequence[str] | None] = [pattern, None, None, None]
+    for pass_index in range(len(NORMALISERS)):
+        if hay.rejects(forms, pass_index):
+            continue
+        wanted = forms[pass_index]
+        if wanted is None:
+            wanted = forms[pass_index] = _normalise_pattern(pattern, pass_index)
+        found = _find(hay.normalised(pass_index), wanted, first, last)
         if found is not None:
             return (found, pass_index)
+        hay.failed(pass_index)
     return None

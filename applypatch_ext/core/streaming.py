@@ -7,7 +7,10 @@ parser (:func:`applypatch_ext.core.parser.parse_patch`) feeds the canonical text
 class, so both always agree.
 
 Work per delta is proportional to the delta: lines are never re-parsed, completed hunks are frozen
-once, and a snapshot is a lazy view that builds the partial last hunk only when it is read.
+once, and a snapshot is a lazy view that builds the partial last hunk only when it is read (a
+delta that completes no line returns the previous snapshot). A large delta (the whole text, for
+the batch parser) is cut into windows split at C level; inside an Add hunk a run of ``+`` lines
+becomes its contents with two ``str.replace`` calls, without a Python step per line.
 
 This module does not trim the outer text or unwrap heredocs (that is ``parse_patch``'s job) and
 never touches the disk.
@@ -67,6 +70,9 @@ def expected_context_marker_message(line: str) -> str:
 # Parser modes (spec 2.1). Small ints keep the per-line dispatch cheap.
 _NOT_STARTED, _STARTED, _ADD, _DELETE, _UPDATE, _ENDED = range(6)
 
+# Characters of a large delta split into lines at once (bounds the memory of the batch parse).
+_WINDOW = 1 << 16
+
 
 # (move_path, chunk count, and the last chunk's old/new/context counts and end-of-file flag)
 _UpdateMark = tuple[str | None, int, int, int, int, bool]
@@ -95,14 +101,15 @@ class _ChunkBuilder:
 
 
 class _AddBuilder:
-    __slots__ = ("lines", "path")
+    __slots__ = ("path", "pieces")
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self.lines: list[str] = []  # each line's text followed by "\n"
+        # The contents so far: one or more whole lines per piece, each line followed by "\n".
+        self.pieces: list[str] = []
 
-    def freeze(self, n_lines: int | None = None) -> AddFile:
-        return AddFile(self.path, "".join(self.lines[:n_lines]))
+    def freeze(self, n_pieces: int | None = None) -> AddFile:
+        return AddFile(self.path, "".join(self.pieces[:n_pieces]))
 
 
 class _UpdateBuilder:
@@ -152,6 +159,24 @@ class _UpdateBuilder:
 
 
 _Builder = _AddBuilder | _UpdateBuilder
+
+
+def _next_star_line(text: str, pos: int, end: int) -> int:
+    """Where the first line after ``pos`` that starts with ``*`` begins, or ``end``.
+
+    ``text[pos:end]`` holds whole lines. A lone ``*`` is found with ``memchr``; a few stars
+    inside lines are stepped over before falling back to searching for ``"\\n*"``.
+    """
+    i = pos + 1
+    for _ in range(32):
+        i = text.find("*", i, end)
+        if i < 0:
+            return end
+        if text[i - 1] == "\n":
+            return i
+        i += 1
+    i = text.find("\n*", i - 1, end)
+    return end if i < 0 else i + 1
 
 
 class HunkSnapshot(Sequence[Hunk]):
@@ -239,6 +264,7 @@ class StreamingPatchParser:
         self._hunks: list[Hunk] = []  # completed hunks, frozen
         self._current: _Builder | None = None  # the hunk still growing
         self._error: ParseError | None = None
+        self._snapshot: HunkSnapshot | None = None  # valid until the next processed line
 
     # -- public API ---------------------------------------------------------------------------
 
@@ -254,23 +280,20 @@ class StreamingPatchParser:
         if nl < 0:
             if delta:
                 self._buffer.append(delta)
-            return self.snapshot()
+            snapshot = self._snapshot
+            return snapshot if snapshot is not None else self.snapshot()
         if self._buffer:
             self._buffer.append(delta[:nl])
             first = "".join(self._buffer)
             self._buffer.clear()
         else:
             first = delta[:nl]
+        self._process_lines([first])
         last_nl = delta.rfind("\n")
         if last_nl > nl:
-            lines = delta[nl + 1 : last_nl].split("\n")
-            lines.insert(0, first)
-        else:
-            lines = [first]
-        tail = delta[last_nl + 1 :]
-        self._process_lines(lines)
-        if tail:
-            self._buffer.append(tail)
+            self._process_text(delta, nl + 1, last_nl + 1)
+        if last_nl + 1 < len(delta):
+            self._buffer.append(delta[last_nl + 1 :])
         return self.snapshot()
 
     def finish(self) -> HunkSnapshot:
@@ -282,6 +305,7 @@ class StreamingPatchParser:
             self._buffer.clear()
             if line.strip(RUST_WHITESPACE) == END_PATCH_MARKER:
                 # The last line ends the patch even inside an Update hunk, in any mode (spec 2.3).
+                self._snapshot = None
                 self.line_number += 1
                 try:
                     self._close_hunk(line, is_end_patch=True)
@@ -298,13 +322,16 @@ class StreamingPatchParser:
 
     def snapshot(self) -> HunkSnapshot:
         """All hunks so far; the last one may still be growing."""
+        if self._snapshot is not None:
+            return self._snapshot
         current = self._current
         mark: object = None
         if isinstance(current, _AddBuilder):
-            mark = len(current.lines)
+            mark = len(current.pieces)
         elif current is not None:
             mark = current.mark()
-        return HunkSnapshot(self._hunks, len(self._hunks), current, mark)
+        self._snapshot = HunkSnapshot(self._hunks, len(self._hunks), current, mark)
+        return self._snapshot
 
     @property
     def hunks(self) -> HunkSnapshot:
@@ -312,31 +339,119 @@ class StreamingPatchParser:
 
     # -- line processing ----------------------------------------------------------------------
 
+    def _process_text(self, text: str, pos: int, end: int) -> None:
+        """Process ``text[pos:end]``, whole lines each ending with ``\\n``, window by window.
+
+        A window ends after the next line that could open an Add hunk (so that a run of ``+``
+        lines after it is taken in bulk) or after about ``_WINDOW`` characters (so that the
+        split lines of a huge delta never all exist at once).
+        """
+        while pos < end:
+            if self._mode == _ADD and text.startswith("+", pos):
+                pos = self._add_run(text, pos, end)
+                continue
+            stop = text.find(ADD_FILE_MARKER, pos, end)
+            stop = end if stop < 0 else text.find("\n", stop, end) + 1
+            if stop - pos > _WINDOW:
+                cut = text.rfind("\n", pos, pos + _WINDOW)
+                if cut >= pos:
+                    stop = cut + 1
+            self._process_lines(text[pos : stop - 1].split("\n"))
+            pos = stop
+
+    def _add_run(self, text: str, pos: int, end: int) -> int:
+        """Append the run of ``+`` lines starting at ``pos`` to the Add hunk; return its end.
+
+        The run is taken to end before the next line starting with ``*`` (a header or End Patch)
+        if a C-level count proves that every line before it starts with ``+``; otherwise the
+        lines up to there go through the line-by-line path, which gives the same result.
+        """
+        stop = _next_star_line(text, pos, end)
+        n_lines = text.count("\n", pos, stop)
+        piece = text[pos + 1 : stop]
+        if "\r" in piece:
+            piece = piece.replace("\r\n", "\n")  # one CR before each LF, as the line path drops
+        contents = piece.replace("\n+", "\n")
+        # Each "\n+" removed one character: all lines after the first started with "+".
+        if len(piece) - len(contents) != n_lines - 1:
+            self._process_lines(text[pos : stop - 1].split("\n"))
+            return stop
+        self._snapshot = None
+        current = self._current
+        assert isinstance(current, _AddBuilder)
+        current.pieces.append(contents)
+        self.line_number += n_lines
+        return stop
+
     def _process_lines(self, lines: list[str]) -> None:
+        self._snapshot = None
+        # The common lines, a diff line inside an open chunk or a "+" line of an Add, are handled
+        # here inline; everything else goes through `_line`, the rules of spec 1.5 in order.
+        chunk, add = self._fast_targets()
         try:
             for raw in lines:
                 if raw.endswith("\r"):
                     raw = raw[:-1]
                 self.line_number += 1
-                mode = self._mode
-                if mode == _UPDATE:
-                    self._update_line(raw)
-                elif mode == _ADD and raw.startswith("+"):
-                    current = self._current
-                    assert isinstance(current, _AddBuilder)
-                    current.lines.append(raw[1:] + "\n")
-                elif mode == _ENDED:
-                    if raw.strip(RUST_WHITESPACE):
-                        raise InvalidPatchError(LAST_LINE_ERROR)
-                elif mode == _NOT_STARTED:
-                    if raw.strip(RUST_WHITESPACE) != BEGIN_PATCH_MARKER:
-                        raise InvalidPatchError(FIRST_LINE_ERROR)
-                    self._mode = _STARTED
-                else:
-                    self._header_line(raw)
+                if chunk is not None:
+                    first = raw[:1]
+                    if first == "+":
+                        chunk.new.append(raw[1:])
+                        continue
+                    if first == "-":
+                        chunk.old.append(raw[1:])
+                        continue
+                    if first == " ":
+                        text = raw[1:]
+                        old, new = chunk.old, chunk.new
+                        chunk.context_line_indices.append((len(old), len(new)))
+                        old.append(text)
+                        new.append(text)
+                        continue
+                elif add is not None and raw.startswith("+"):
+                    add.append(raw[1:] + "\n")
+                    continue
+                self._line(raw)
+                chunk, add = self._fast_targets()
         except ParseError as exc:
             self._error = exc
             raise
+
+    def _fast_targets(self) -> tuple[_ChunkBuilder | None, list[str] | None]:
+        """Where a diff line or an Add line can go without the full rules, if anywhere.
+
+        A line starting with ``+``, ``-`` or space inside an Update is a diff line of the last
+        chunk as long as that chunk exists and is not closed by ``*** End of File`` (no other
+        rule of spec 1.5 can match such a line).
+        """
+        current = self._current
+        if self._mode == _UPDATE:
+            assert isinstance(current, _UpdateBuilder)
+            if current.chunks and not current.chunks[-1].is_end_of_file:
+                return current.chunks[-1], None
+        elif self._mode == _ADD:
+            assert isinstance(current, _AddBuilder)
+            return None, current.pieces
+        return None, None
+
+    def _line(self, raw: str) -> None:
+        """One line (one CR already dropped), by the parser's mode."""
+        mode = self._mode
+        if mode == _UPDATE:
+            self._update_line(raw)
+        elif mode == _ADD and raw.startswith("+"):
+            current = self._current
+            assert isinstance(current, _AddBuilder)
+            current.pieces.append(raw[1:] + "\n")
+        elif mode == _ENDED:
+            if raw.strip(RUST_WHITESPACE):
+                raise InvalidPatchError(LAST_LINE_ERROR)
+        elif mode == _NOT_STARTED:
+            if raw.strip(RUST_WHITESPACE) != BEGIN_PATCH_MARKER:
+                raise InvalidPatchError(FIRST_LINE_ERROR)
+            self._mode = _STARTED
+        else:
+            self._header_line(raw)
 
     def _header_line(self, raw: str) -> None:
         """A line outside an Update hunk: right after Begin, or after an Add or Delete hunk."""

@@ -68,8 +68,29 @@ def split_terminated_lines(text: str) -> tuple[list[str], list[str]]:
             lines.append(last)
             terminators.append("")
         return lines, terminators
-    lines = []
-    terminators = []
+    n_crlf = text.count("\r\n")
+    if text.count("\r") == n_crlf:
+        # Every CR begins a CRLF: split on LF and give back the CR of the lines that had one.
+        if n_crlf == text.count("\n"):
+            lines = text.split("\r\n")
+            last = lines.pop()
+            terminators = ["\r\n"] * len(lines)
+        else:
+            lines = text.split("\n")
+            last = lines.pop()
+            terminators = ["\r\n" if line.endswith("\r") else "\n" for line in lines]
+            lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+        if last:
+            lines.append(last)
+            terminators.append("")
+        return lines, terminators
+    return _split_with_lone_cr(text)
+
+
+def _split_with_lone_cr(text: str) -> tuple[list[str], list[str]]:
+    """:func:`split_terminated_lines` for a text with a lone CR somewhere: line by line."""
+    lines: list[str] = []
+    terminators: list[str] = []
     pos = 0
     end = len(text)
     while pos < end:

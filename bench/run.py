@@ -1,0 +1,702 @@
+"""``make bench``: time our apply_patch pipeline on the issue-6 workloads, side by side with peers.
+
+Run as ``.venv/bin/python bench/run.py --cache .cache [--runs N] [--output bench/RESULTS.md]``.
+The workloads are generated here from a fixed seed (``workloads.py``); the peers are installed
+into the cache (``peers.py``) and never become dependencies of the package. Every implementation's
+result tree is checked against the expected tree once before it is timed.
+
+"In process" times only the call (files written to a fresh directory beforehand, on tmpfs when
+``/dev/shm`` is there); "process" is a whole ``subprocess.run`` with the patch on stdin (a 2 MB
+patch does not fit in one argument), interpreter start included. Figures are medians with the
+range (min-max) of ``--runs`` runs; ratios are medians over medians of the same run. Memory is
+the ``tracemalloc`` peak of Python allocations during the call (a separate, untimed run).
+``--profile NAME`` prints a cProfile of ours in process on one workload instead.
+
+Stdlib only; prints, never asserts (no test depends on a duration).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import datetime
+import gc
+import io
+import os
+import platform
+import pstats
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from types import ModuleType
+
+import peers as peers_mod
+import workloads as wl
+
+REPO = Path(__file__).resolve().parent.parent
+VENV_BIN = Path(sys.executable).parent
+DELTA_SIZE = 16
+#: Environment of every timed subprocess; ``main`` points its bytecode cache into the bench cache
+#: (an installed package has its ``.pyc`` files; a session with PYTHONDONTWRITEBYTECODE would
+#: otherwise compile every module of ours at every start).
+CHILD_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+# ------------------------------------------------------------------------------------------------
+# measuring
+
+
+@dataclass
+class Stats:
+    samples: list[float]  # seconds
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.samples)
+
+    def ms(self) -> str:
+        lo, hi = min(self.samples) * 1e3, max(self.samples) * 1e3
+        return f"{_num(self.median * 1e3)} ({_num(lo)}-{_num(hi)})"
+
+
+def _num(value: float) -> str:
+    if value >= 100:
+        return f"{value:.0f}"
+    if value >= 10:
+        return f"{value:.1f}"
+    if value >= 1:
+        return f"{value:.2f}"
+    return f"{value:.3f}"
+
+
+def _ratio(a: Stats | float | None, b: Stats | float | None) -> float | None:
+    if a is None or b is None:
+        return None
+    x = a.median if isinstance(a, Stats) else a
+    y = b.median if isinstance(b, Stats) else b
+    return x / y if y > 0 else None
+
+
+def _fmt_ratio(r: float | None) -> str:
+    return "n/a" if r is None else f"{r:.2f}"
+
+
+def _timed(fn: Callable[[], object]) -> float:
+    gc.collect()
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def _peak(fn: Callable[[], object]) -> int:
+    """Peak of traced Python allocations made during ``fn`` (bytes)."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        fn()
+        return tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+
+
+# ------------------------------------------------------------------------------------------------
+# trees
+
+
+def scratch_root() -> Path:
+    shm = Path("/dev/shm")
+    if shm.is_dir() and os.access(shm, os.W_OK):
+        return Path(tempfile.mkdtemp(prefix="applypatch-bench-", dir=shm))
+    return Path(tempfile.mkdtemp(prefix="applypatch-bench-"))
+
+
+def write_tree(root: Path, tree: wl.Tree) -> None:
+    root.mkdir(parents=True)
+    for rel, data in tree.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+
+
+def read_tree(root: Path) -> wl.Tree:
+    out: wl.Tree = {}
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            path = Path(dirpath) / name
+            out[path.relative_to(root).as_posix()] = path.read_bytes()
+    return out
+
+
+@dataclass
+class Sandbox:
+    root: Path
+    counter: int = 0
+
+    @contextmanager
+    def tree(self, tree: wl.Tree) -> Iterator[Path]:
+        self.counter += 1
+        path = self.root / f"run{self.counter}"
+        write_tree(path, tree)
+        try:
+            yield path
+        finally:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+# ------------------------------------------------------------------------------------------------
+# the implementations: each returns a runner(patch, workdir) that does the work once
+
+
+Runner = Callable[[wl.Workload, Path], object]
+
+
+def ours_in_process() -> Runner:
+    from applypatch_ext.core.apply import apply_patch
+
+    def run(w: wl.Workload, cwd: Path) -> object:
+        result = apply_patch(w.patch, cwd)
+        if result.exit_code != 0:
+            raise RuntimeError(f"ours failed on {w.name}: {result.stderr}")
+        return result
+
+    return run
+
+
+def cap_in_process(cap: ModuleType) -> Runner:
+    def run(w: wl.Workload, cwd: Path) -> object:
+        old = os.getcwd()
+        os.chdir(cwd)
+        try:
+            return cap.apply_patch(w.patch)
+        finally:
+            os.chdir(old)
+
+    return run
+
+
+def command(cmd: list[str]) -> Runner:
+    def run(w: wl.Workload, cwd: Path) -> object:
+        result = subprocess.run(
+            cmd, input=w.patch.encode(), cwd=cwd, capture_output=True, check=False, env=CHILD_ENV
+        )
+        if result.returncode != 0:
+            raise RuntimeError(f"{cmd[0]} failed on {w.name}: {result.stderr[-300:]!r}")
+        return result
+
+    return run
+
+
+def git_apply(git: str, diff_path: Path) -> Runner:
+    def run(w: wl.Workload, cwd: Path) -> object:
+        cmd = [git, "apply", "-p2", "--whitespace=nowarn", str(diff_path)]
+        result = subprocess.run(cmd, cwd=cwd, capture_output=True, check=False)
+        if result.returncode != 0:
+            raise RuntimeError(f"git apply failed on {w.name}: {result.stderr[-300:]!r}")
+        return result
+
+    return run
+
+
+def make_git_diff(git: str, w: wl.Workload, root: Path) -> Path:
+    """An equivalent unified diff, made by ``git diff --no-index`` of the before/after trees."""
+    base = root / f"diff-{w.name}"
+    write_tree(base / "before", w.before)
+    write_tree(base / "after", w.after)
+    cmd = [git, "diff", "--no-index", "--no-renames", "--binary", "before", "after"]
+    result = subprocess.run(cmd, cwd=base, capture_output=True, check=False)
+    if result.returncode not in (0, 1):
+        raise RuntimeError(f"git diff failed: {result.stderr!r}")
+    path = root / f"{w.name}.diff"
+    path.write_bytes(result.stdout)
+    shutil.rmtree(base)
+    return path
+
+
+def whole_process(cmd: list[str], stdin: bytes, cwd: Path) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, input=stdin, cwd=cwd, capture_output=True, check=False, env=CHILD_ENV)
+    return time.perf_counter() - start
+
+
+# ------------------------------------------------------------------------------------------------
+# report
+
+
+@dataclass
+class Target:
+    name: str
+    figure: str
+    limit: str
+    ok: bool | None  # None: not measurable here
+
+    @property
+    def verdict(self) -> str:
+        return "n/a" if self.ok is None else ("PASS" if self.ok else "MISS")
+
+
+@dataclass
+class Report:
+    lines: list[str] = field(default_factory=list)
+    targets: list[Target] = field(default_factory=list)
+
+    def out(self, text: str = "") -> None:
+        print(text, flush=True)
+        self.lines.append(text)
+
+    def table(self, header: list[str], rows: list[list[str]]) -> None:
+        self.out("| " + " | ".join(header) + " |")
+        self.out("|" + "|".join(" --- " for _ in header) + "|")
+        for row in rows:
+            self.out("| " + " | ".join(row) + " |")
+        self.out()
+
+    def target(self, name: str, value: float | None, limit: float, fmt: str = "{:.2f}") -> None:
+        figure = "n/a" if value is None else fmt.format(value)
+        ok = None if value is None else value <= limit
+        self.targets.append(Target(name, figure, fmt.format(limit), ok))
+
+
+# ------------------------------------------------------------------------------------------------
+# sections
+
+
+def check_results(
+    report: Report, sandbox: Sandbox, works: list[wl.Workload], runners: dict[str, Runner]
+) -> dict[str, set[str]]:
+    """Run every implementation once per workload; return the workloads each got wrong."""
+    wrong: dict[str, set[str]] = {name: set() for name in runners}
+    for w in works:
+        for name, runner in runners.items():
+            with sandbox.tree(w.before) as cwd:
+                try:
+                    runner(w, cwd)
+                    ok = read_tree(cwd) == w.after
+                except RuntimeError:
+                    ok = False
+            if not ok:
+                wrong[name].add(w.name)
+    summary = ", ".join(
+        f"{name}: {'all match' if not bad else 'differs on ' + ', '.join(sorted(bad))}"
+        for name, bad in wrong.items()
+    )
+    report.out(f"Result trees checked against the expected trees: {summary}.")
+    report.out()
+    return wrong
+
+
+def time_runner(sandbox: Sandbox, w: wl.Workload, runner: Runner, runs: int) -> Stats:
+    samples = []
+    for _ in range(runs):
+        with sandbox.tree(w.before) as cwd:
+            samples.append(_timed(partial(runner, w, cwd)))
+    return Stats(samples)
+
+
+def section_apply(
+    report: Report, sandbox: Sandbox, peers: peers_mod.Peers, runs: int
+) -> tuple[dict[str, dict[str, Stats]], list[wl.Workload], Stats]:
+    works = wl.all_apply_workloads()
+    report.out("## Apply workloads (a)-(d)")
+    report.out()
+    for w in works:
+        size = sum(len(v) for v in w.before.values()) + sum(len(v) for v in w.after.values())
+        report.out(f"* {w.title}: patch {len(w.patch) / 1e3:.0f} kB, files {size / 1e3:.0f} kB")
+    report.out()
+
+    runners: dict[str, Runner] = {"ours": ours_in_process()}
+    cmd_ours = [str(VENV_BIN / "apply_patch")]
+    runners["ours process"] = command(cmd_ours)
+    if peers.reference is not None:
+        runners["reference process"] = command([str(peers.reference)])
+    if peers.cap is not None:
+        runners["codex-apply-patch"] = cap_in_process(peers.cap)
+    diffs: dict[str, Path] = {}
+    if peers.git is not None:
+        for w in works:
+            diffs[w.name] = make_git_diff(peers.git, w, sandbox.root)
+    wrong = check_results(report, sandbox, works, runners)
+
+    results: dict[str, dict[str, Stats]] = {w.name: {} for w in works}
+    empty = Stats([])
+    for w in works:
+        for _ in range(runs):
+            # Interleaved, so that a slow phase of the machine hits every implementation alike.
+            timed = dict(runners)
+            if peers.git is not None:
+                timed["git apply"] = git_apply(peers.git, diffs[w.name])
+            for name, runner in timed.items():
+                with sandbox.tree(w.before) as cwd:
+                    t = _timed(partial(runner, w, cwd))
+                results[w.name].setdefault(name, Stats([])).samples.append(t)
+            if peers.reference is not None:  # its start-up, under the same load as its work
+                empty.samples.append(whole_process([str(peers.reference)], b"", sandbox.root))
+
+    header = ["workload", "ours in process, ms", "ours process", "reference process"]
+    header += ["reference work", "codex-apply-patch", "git apply process"]
+    header += ["ours / ref work", "ours / cap", "ours proc / ref proc", "ours proc / git"]
+    rows = []
+    for w in works:
+        r = results[w.name]
+        ref = r.get("reference process")
+        ref_work = None if ref is None else ref.median - empty.median
+        cap = r.get("codex-apply-patch")
+        git = r.get("git apply")
+        rows.append(
+            [
+                w.title,
+                r["ours"].ms(),
+                r["ours process"].ms(),
+                ref.ms() if ref else "n/a",
+                "n/a" if ref_work is None else _num(ref_work * 1e3),
+                cap.ms() if cap else "n/a",
+                git.ms() if git else "n/a",
+                _fmt_ratio(_ratio(r["ours"], ref_work)),
+                _fmt_ratio(_ratio(r["ours"], cap)),
+                _fmt_ratio(_ratio(r["ours process"], ref)),
+                _fmt_ratio(_ratio(r["ours process"], git)),
+            ]
+        )
+        report.target(
+            f"{w.name}: ours in process / reference work time",
+            _ratio(r["ours"], ref_work),
+            1.0,
+        )
+        if w.name in ("a", "c"):
+            kind = "target" if w.name == "a" else "stretch goal"
+            report.target(
+                f"{w.name}: ours in process / codex-apply-patch ({kind})",
+                _ratio(r["ours"], cap),
+                1.0,
+            )
+    report.table(header, rows)
+    if empty.samples:
+        report.out(
+            f"Reference empty invocation (usage, exit 2): {empty.ms()} ms; "
+            "reference work = its process time minus this."
+        )
+    bad = {k: v for k, v in wrong.items() if v}
+    if bad:
+        report.out(f"Note: result differs from the expected tree for {bad} (timed anyway).")
+    report.out()
+    return results, works, empty
+
+
+def section_memory(report: Report, works: list[wl.Workload], sandbox: Sandbox) -> None:
+    from applypatch_ext.core.apply import apply_patch
+
+    report.out("## Peak memory in process (tracemalloc peak during the call)")
+    report.out()
+    rows = []
+    for w in works:
+        if w.name not in ("a", "b", "c"):
+            continue
+        with sandbox.tree(w.before) as cwd:
+            peak = _peak(partial(apply_patch, w.patch, cwd))
+        involved = w.involved_bytes()
+        ratio = peak / involved
+        rows.append([w.title, f"{peak / 1e6:.2f}", f"{involved / 1e6:.2f}", f"{ratio:.2f}"])
+        report.target(f"{w.name}: peak memory / files involved", ratio, 3.0)
+    report.table(["workload", "peak MB", "files involved MB", "ratio"], rows)
+    report.out("Files involved = the patch plus every touched file before and after.")
+    report.out()
+
+
+def section_process(
+    report: Report, sandbox: Sandbox, results: dict[str, dict[str, Stats]], runs: int
+) -> None:
+    report.out("## Start-up: import time and the `apply_patch` command")
+    report.out()
+    py = sys.executable
+    whole_process([py, "-c", "import applypatch_ext.cli"], b"", sandbox.root)  # writes the .pyc
+    pass_t: list[float] = []
+    import_t: list[float] = []
+    for _ in range(max(runs * 3, 15)):
+        pass_t.append(whole_process([py, "-c", "pass"], b"", sandbox.root))
+        import_t.append(whole_process([py, "-c", "import applypatch_ext.cli"], b"", sandbox.root))
+    p, i = Stats(pass_t), Stats(import_t)
+    import_ms = (i.median - p.median) * 1e3
+    d_proc = results["d"]["ours process"]
+    rows = [
+        ["`python -c pass`", p.ms()],
+        ["`python -c 'import applypatch_ext.cli'`", i.ms()],
+        ["import time of the command (difference)", _num(import_ms)],
+        ["`apply_patch` on (d), whole process", d_proc.ms()],
+        ["(d) whole process / `python -c pass`", _fmt_ratio(_ratio(d_proc, p))],
+    ]
+    report.table(["measure", "ms"], rows)
+    report.target("import time of the command, ms", import_ms, 30.0, "{:.1f}")
+    report.target("(d) whole process / python -c pass", _ratio(d_proc, p), 1.3)
+    top = import_breakdown(py)
+    report.out("Largest self import times (`python -X importtime`, median of 5): " + top)
+    report.out()
+
+
+def import_breakdown(py: str) -> str:
+    samples: dict[str, list[int]] = {}
+    for _ in range(5):
+        cmd = [py, "-X", "importtime", "-c", "import applypatch_ext.cli"]
+        err = subprocess.run(cmd, capture_output=True, text=True, check=False, env=CHILD_ENV).stderr
+        for line in err.splitlines()[1:]:
+            parts = line.split("|")
+            if len(parts) == 3:
+                samples.setdefault(parts[2].strip(), []).append(int(parts[0].split(":")[1]))
+    ranked = sorted(((statistics.median(v), k) for k, v in samples.items()), reverse=True)
+    return ", ".join(f"{name} {us / 1e3:.1f} ms" for us, name in ranked[:8])
+
+
+def section_streaming(report: Report, patch_a: str, runs: int) -> None:
+    from applypatch_ext.core.parser import parse_patch
+    from applypatch_ext.core.preview import ApplyPatchArgumentDiffConsumer
+    from applypatch_ext.core.streaming import StreamingPatchParser
+
+    report.out(f"## (e) Streaming, deltas of {DELTA_SIZE} characters")
+    report.out()
+    texts = {"(a)'s patch": patch_a, "1 MB multi-file patch": wl.multi_file_stream()}
+    rows = []
+    for label, text in texts.items():
+        deltas = [text[i : i + DELTA_SIZE] for i in range(0, len(text), DELTA_SIZE)]
+        fifth = len(deltas) // 5
+        parts = (deltas[:fifth], deltas[fifth:-fifth], deltas[-fifth:])
+
+        def one_shot(text: str = text) -> object:
+            return parse_patch(text)
+
+        def stream(parts: tuple[list[str], ...] = parts) -> list[float]:
+            parser = StreamingPatchParser()
+            marks = [time.perf_counter()]
+            for part in parts:
+                for delta in part:
+                    parser.push_delta(delta)
+                marks.append(time.perf_counter())
+            parser.finish()
+            return [marks[1] - marks[0], marks[3] - marks[2]]
+
+        def preview(parts: tuple[list[str], ...] = parts) -> list[float]:
+            consumer = ApplyPatchArgumentDiffConsumer("bench")
+            marks = [time.perf_counter()]
+            for part in parts:
+                for delta in part:
+                    consumer.push_delta(delta)
+                marks.append(time.perf_counter())
+            consumer.finish()
+            return [marks[1] - marks[0], marks[3] - marks[2]]
+
+        t_one = Stats([_timed(one_shot) for _ in range(runs)])
+        growth: dict[str, list[float]] = {"stream": [], "preview": []}
+        t_stream, t_preview = Stats([]), Stats([])
+        for _ in range(runs):
+            for name, fn, stats in (("stream", stream, t_stream), ("preview", preview, t_preview)):
+                gc.collect()
+                start = time.perf_counter()
+                first, last = fn()
+                stats.samples.append(time.perf_counter() - start)
+                growth[name].append(last / first)
+        m_one, m_stream, m_preview = _peak(one_shot), _peak(stream), _peak(preview)
+        for name, t, m in (("parser", t_stream, m_stream), ("preview", t_preview, m_preview)):
+            g = statistics.median(growth["stream" if name == "parser" else "preview"])
+            rows.append(
+                [
+                    f"{label}, streaming {name}",
+                    f"{len(deltas)}",
+                    t.ms(),
+                    t_one.ms(),
+                    _fmt_ratio(_ratio(t, t_one)),
+                    f"{m / 1e6:.2f} / {m_one / 1e6:.2f}",
+                    _fmt_ratio(m / m_one),
+                    f"{g:.2f}",
+                ]
+            )
+            report.target(f"(e) {label}, {name}: time / one-shot parse", _ratio(t, t_one), 2.0)
+            report.target(f"(e) {label}, {name}: peak memory / one-shot", m / m_one, 2.0)
+            report.target(f"(e) {label}, {name}: per-delta time, last / first fifth", g, 1.5)
+    header = ["text", "deltas", "streaming ms", "one-shot parse ms", "time ratio"]
+    header += ["peak MB (stream / one-shot)", "memory ratio", "per-delta last/first fifth"]
+    report.table(header, rows)
+
+
+def section_turn_diff(
+    report: Report, sandbox: Sandbox, works: list[wl.Workload], git: str | None, runs: int
+) -> None:
+    report.out("## (f) TurnDiff rendering (track the delta, render the aggregate)")
+    report.out()
+    try:
+        from applypatch_ext.core.apply import apply_patch
+        from applypatch_ext.core.fs import MemoryFilesystem
+        from applypatch_ext.core.model import AppliedPatchDelta, AppliedUpdate
+        from applypatch_ext.core.turn_diff import TurnDiffTracker
+    except ImportError as exc:
+        report.out(f"TurnDiffTracker unavailable: {exc}")
+        report.out()
+        return
+
+    def delta_of(w: wl.Workload) -> AppliedPatchDelta:
+        fs = MemoryFilesystem({f"/w/{p}": data for p, data in w.before.items()})
+        return apply_patch(w.patch, "/w", filesystem=fs).delta
+
+    old, new = wl.rewrite_pair()
+    cases = {
+        "after (a)": delta_of(works[0]),
+        "after (b)": delta_of(works[1]),
+        "48,000-line rewrite": AppliedPatchDelta(
+            (AppliedUpdate("/w/big.txt", None, old, None, new),)
+        ),
+    }
+    fs = MemoryFilesystem()
+    fs.create_dirs("/w")
+    rows = []
+    stats: dict[str, Stats] = {}
+    for label, delta in cases.items():
+        timed_out = False
+
+        def render(delta: AppliedPatchDelta = delta) -> TurnDiffTracker:
+            tracker = TurnDiffTracker({"": "/w"}, filesystem=fs)
+            tracker.track_delta(delta)
+            tracker.get_unified_diff()
+            return tracker
+
+        samples = []
+        for _ in range(runs if label != "48,000-line rewrite" else max(3, runs // 2)):
+            gc.collect()
+            start = time.perf_counter()
+            tracker = render()
+            samples.append(time.perf_counter() - start)
+            timed_out = tracker.timed_out
+        stats[label] = Stats(samples)
+        rows.append([label, stats[label].ms(), "yes" if timed_out else "no"])
+    git_stats = None
+    if git is not None:
+        w = works[0]
+        base = sandbox.root / "gitdiff"
+        base.mkdir()
+        (base / "old.py").write_bytes(w.before["src/big_module.py"])
+        (base / "new.py").write_bytes(w.after["src/big_module.py"])
+        cmd = [git, "diff", "--no-index", "old.py", "new.py"]
+        git_stats = Stats([whole_process(cmd, b"", base) for _ in range(runs)])
+        rows.append(["`git diff --no-index` on (a)'s two files, process", git_stats.ms(), ""])
+    report.table(["case", "ms", "deadline hit"], rows)
+    rewrite = stats["48,000-line rewrite"].median
+    report.target("(f) 48,000-line rewrite render, s", rewrite, 0.5, "{:.3f}")
+    report.target(
+        "(f) render after (a) / git diff --no-index", _ratio(stats["after (a)"], git_stats), 20.0
+    )
+
+
+def section_fuzzy(report: Report, sandbox: Sandbox, exact: Stats, runs: int) -> None:
+    report.out(
+        "## (g) Fuzzy matching: (a) with every context line off by whitespace or punctuation"
+    )
+    report.out()
+    runner = ours_in_process()
+    rows = [["(a) exact", exact.ms(), "1.00", ""]]
+    for w in (wl.big_update(context_form="whitespace"), wl.big_update(context_form="typographic")):
+        with sandbox.tree(w.before) as cwd:
+            runner(w, cwd)
+            ok = read_tree(cwd) == w.after
+        stats = time_runner(sandbox, w, runner, runs)
+        rows.append([w.title, stats.ms(), _fmt_ratio(_ratio(stats, exact)), "yes" if ok else "NO"])
+        report.target(f"({w.name}) time / (a) exact", _ratio(stats, exact), 1.5)
+    report.table(["workload", "ours in process, ms", "ratio to (a)", "result correct"], rows)
+
+
+def profile(name: str) -> None:
+    """cProfile of ours in process on one workload (for finding the slow paths)."""
+    from applypatch_ext.core.apply import apply_patch
+
+    table = {w.name: w for w in wl.all_apply_workloads()}
+    table["g-ws"] = wl.big_update(context_form="whitespace")
+    table["g-punct"] = wl.big_update(context_form="typographic")
+    if name.startswith("e"):
+        from applypatch_ext.core.streaming import StreamingPatchParser
+
+        text = wl.multi_file_stream() if name == "e" else table["a"].patch
+        deltas = [text[i : i + DELTA_SIZE] for i in range(0, len(text), DELTA_SIZE)]
+        prof = cProfile.Profile()
+        prof.enable()
+        parser = StreamingPatchParser()
+        for delta in deltas:
+            parser.push_delta(delta)
+        parser.finish()
+        prof.disable()
+    else:
+        w = table[name]
+        sandbox = Sandbox(scratch_root())
+        prof = cProfile.Profile()
+        try:
+            for _ in range(5):
+                with sandbox.tree(w.before) as cwd:
+                    prof.enable()
+                    apply_patch(w.patch, cwd)
+                    prof.disable()
+        finally:
+            shutil.rmtree(sandbox.root, ignore_errors=True)
+    buf = io.StringIO()
+    pstats.Stats(prof, stream=buf).sort_stats("tottime").print_stats(18)
+    print(buf.getvalue())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cache", type=Path, default=REPO / ".cache", help="Peer install folder.")
+    parser.add_argument("--runs", type=int, default=11, help="Runs per measurement (median).")
+    parser.add_argument("--output", type=Path, help="Also write the report (Markdown) here.")
+    parser.add_argument("--no-peers", action="store_true", help="Do not install or time peers.")
+    parser.add_argument("--profile", metavar="WORKLOAD", help="cProfile ours on a, b, c, d, ...")
+    args = parser.parse_args(argv)
+    if args.profile:
+        profile(args.profile)
+        return 0
+
+    started = time.perf_counter()
+    CHILD_ENV["PYTHONPYCACHEPREFIX"] = str(args.cache.resolve() / "bench" / "pycache")
+    report = Report()
+    peers = peers_mod.find_peers(args.cache.resolve(), enabled=not args.no_peers)
+    sandbox = Sandbox(scratch_root())
+    report.out("# apply_patch benchmark (`make bench`)")
+    report.out()
+    now = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    report.out(
+        f"{now}; Python {platform.python_version()} on {platform.machine()}, "
+        f"{os.cpu_count()} CPUs; files on {sandbox.root.parent}; "
+        f"median (min-max) of {args.runs} runs."
+    )
+    for note in peers.notes:
+        report.out(f"* {note}")
+    report.out(f"* bytecode of the timed processes cached in {CHILD_ENV['PYTHONPYCACHEPREFIX']}")
+    report.out()
+    try:
+        results, works, _empty = section_apply(report, sandbox, peers, args.runs)
+        section_memory(report, works, sandbox)
+        section_process(report, sandbox, results, args.runs)
+        section_streaming(report, works[0].patch, args.runs)
+        section_turn_diff(report, sandbox, works, peers.git, args.runs)
+        section_fuzzy(report, sandbox, results["a"]["ours"], args.runs)
+    finally:
+        shutil.rmtree(sandbox.root, ignore_errors=True)
+
+    report.out("## Targets")
+    report.out()
+    rows = [[t.name, t.figure, t.limit, t.verdict] for t in report.targets]
+    report.table(["target", "figure", "at most", "verdict"], rows)
+    passed = sum(t.ok is True for t in report.targets)
+    missed = sum(t.ok is False for t in report.targets)
+    report.out(
+        f"{passed} targets met, {missed} missed; bench took {time.perf_counter() - started:.0f} s."
+    )
+    if args.output:
+        args.output.write_text("\n".join(report.lines) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
