@@ -27,11 +27,17 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
+# The browser tests drive Debian's Chromium (never `playwright install`: it downloads a browser).
 test: lint
+	@test -x /usr/bin/chromium || { apt-get update && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
 	$(PY) -m pytest
 
 conformance: $(STAMP)
 	$(PY) tools/conformance.py --cache $(CACHE)
+
+bench: $(STAMP)
+	$(PY) bench/run.py --cache $(CACHE)
 
 clean:
 	rm -rf $(VENV) $(CACHE) .pytest_cache .mypy_cache .ruff_cache
