@@ -69,6 +69,11 @@ def _event_lines(events: Sequence[Mapping[str, Any]]) -> list[str]:
     ]
 
 
+def render_events_plain(events: Sequence[Mapping[str, Any]]) -> str:
+    """A timeline as plain text: one line per event (time, type, summary)."""
+    return "\n".join(_event_lines(events)) or "No events yet."
+
+
 def _explanation_lines(explanation: Mapping[str, Any]) -> list[str]:
     lines = [str(explanation.get("summary", ""))]
     for pair in explanation.get("pairs", []):

@@ -7,6 +7,7 @@ shown in the widget and in the result object.
 
 from __future__ import annotations
 
+import html
 import os
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
-from IPython.display import HTML, Markdown, display
+from IPython.display import display
 
 from ..core.faults import FaultSpecError, parse_fault
 from ..core.pipeline import Decision, PipelineOptions
@@ -23,13 +24,24 @@ from ..core.sandbox import PermissionProfile, SandboxPolicy
 from ..core.text import LineEndings
 from ..core.transaction import Transaction
 from ..core.verify import DuplicatePaths
-from .display import render_html, render_markdown, render_plain, split_turn_diff
+from .display import (
+    render_events_plain,
+    render_html,
+    render_markdown,
+    render_plain,
+    split_turn_diff,
+)
 from .session import SESSION, CallView, PatchCallResult, run_streamed, summarize_event
 from .widget import ApplyPatchWidget
 
 DEFAULT_STREAM_CHUNK = 24
 DEFAULT_STREAM_DELAY = 0.02
 APPROVE_CHOICES = ("ask", *(d.value for d in Decision))
+TURN_DIFF_INVALIDATED = (
+    "The TurnDiff of this turn is unavailable: a call committed changes that its delta could "
+    "not describe exactly (exact=False), so the turn's diff stays invalid until the turn ends "
+    "(%apply_patch_turn --reset)."
+)
 
 
 def _options(args: Any, cwd: str) -> PipelineOptions:
@@ -77,6 +89,11 @@ def _options(args: Any, cwd: str) -> PipelineOptions:
         throttle=args.throttle_ms / 1000,
         faults=tuple(args.fault or ()),
     )
+
+
+def _display_text(markdown: str) -> None:
+    """A short message, with a plain-text copy for front ends without Markdown."""
+    display({"text/markdown": markdown, "text/plain": markdown.replace("`", "")}, raw=True)
 
 
 def _chunks(text: str, size: int) -> list[str]:
@@ -283,29 +300,34 @@ class ApplyPatchMagics(Magics):
         turn = SESSION.turn
         if args.reset:
             SESSION.new_turn()
-            display(Markdown("A new turn starts: the TurnDiff is empty."))
+            _display_text("A new turn starts: the TurnDiff is empty.")
             return
         diff = "" if turn is None else turn.turn_diff()
+        invalidated = turn is not None and not turn.tracker.valid
         if args.export:
+            if invalidated:
+                raise UsageError(f"--export: {TURN_DIFF_INVALIDATED}")
             target = Path(os.path.expanduser(args.export))
             try:
                 target.write_text(diff, encoding="utf-8", newline="")
             except OSError as exc:
                 raise UsageError(f"--export: cannot write {target}: {exc.strerror}") from None
-            display(
-                Markdown(f"TurnDiff written to `{target}` ({len(split_turn_diff(diff))} file(s)).")
-            )
+            _display_text(f"TurnDiff written to `{target}` ({len(split_turn_diff(diff))} file(s)).")
             return
         if args.events:
-            events = [] if turn is None else turn.recorder.to_json()
+            recorded = [] if turn is None else turn.recorder.to_json()
+            events = [{**e, "summary": summarize_event(e)} for e in recorded]
             state = {
                 "call_id": "turn",
                 "cwd": "" if turn is None else turn.cwd,
                 "stage": "",
                 "status": "",
-                "events": [{**e, "summary": summarize_event(e)} for e in events],
+                "events": events,
             }
-            display(HTML(render_html(state)))
+            display(
+                {"text/html": render_html(state), "text/plain": render_events_plain(events)},
+                raw=True,
+            )
             return
         state = {
             "call_id": "turn",
@@ -314,11 +336,12 @@ class ApplyPatchMagics(Magics):
             "status": "completed" if diff else "",
             "turn_diff": diff,
         }
+        empty = TURN_DIFF_INVALIDATED if invalidated else "The turn has no changes."
         display(
             {
-                "text/html": render_html(state) if diff else "<p>The turn has no changes.</p>",
-                "text/markdown": render_markdown(state) if diff else "The turn has no changes.",
-                "text/plain": diff or "The turn has no changes.",
+                "text/html": render_html(state) if diff else f"<p>{html.escape(empty)}</p>",
+                "text/markdown": render_markdown(state) if diff else empty,
+                "text/plain": diff or empty,
             },
             raw=True,
         )

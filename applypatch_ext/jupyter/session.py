@@ -40,6 +40,10 @@ DISPLAY_LIMIT: Final = 200_000
 #: Minimum interval between two updates of the streamed text in the widget, in seconds.
 TEXT_UPDATE_INTERVAL: Final = 0.05
 
+#: The keys of the ``safety`` and ``approval`` traits (from an event or from a result alike).
+SAFETY_FIELDS: Final = ("decision", "reason", "sandboxed")
+APPROVAL_FIELDS: Final = ("files", "reason", "retry", "cwd")
+
 DELTA_EVENT: Final = "response.custom_tool_call_input.delta"
 DONE_EVENT: Final = "response.custom_tool_call_input.done"
 
@@ -91,6 +95,10 @@ def summarize_event(event: dict[str, Any]) -> str:
         diff = str(event.get("unified_diff", ""))
         return f"{diff.count('diff --git ')} file(s)" if diff else "cleared"
     return ""
+
+
+def _pick(record: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    return {key: record.get(key) for key in keys}
 
 
 class PatchCallResult:
@@ -155,13 +163,14 @@ class PatchCallResult:
     def state_json(self) -> dict[str, Any]:
         result = self._result
         request = result.pending_request
+        safety = {} if result.safety is None else _pick(result.safety.to_json(), SAFETY_FIELDS)
         return {
             "call_id": result.call_id,
             "cwd": result.cwd,
             "stage": result.stage,
             "status": result.status,
-            "safety": {} if result.safety is None else result.safety.to_json(),
-            "approval": {} if request is None else request.to_json(),
+            "safety": safety,
+            "approval": {} if request is None else _pick(request.to_json(), APPROVAL_FIELDS),
             "proposed": self.proposed or {},
             "planned": {},
             "delta": self.delta,
@@ -197,9 +206,10 @@ class CallView:
         self.display_handle: Any = None  # set by whoever displayed the widget
         self._unsubscribe = call.turn.recorder.subscribe(self._on_event)
         if widget is not None:
-            widget.call_id = call.call_id
-            widget.cwd = call.turn.cwd
-            widget.title = f"apply_patch {call.call_id}"
+            with widget.hold_sync():
+                widget.call_id = call.call_id
+                widget.cwd = call.turn.cwd
+                widget.title = f"apply_patch {call.call_id}"
             widget.on_decision(self.decide)
 
     # -- streaming ------------------------------------------------------------------------------
@@ -289,11 +299,11 @@ class CallView:
             if kind == "patch_apply_updated":
                 widget.planned = event["changes"]
             elif kind == "patch_safety_assessed":
-                widget.safety = {k: event[k] for k in ("decision", "reason", "sandboxed")}
+                widget.safety = _pick(event, SAFETY_FIELDS)
             elif kind == "patch_apply_begin":
                 widget.proposed = event["changes"]
             elif kind == "apply_patch_approval_request":
-                widget.approval = {k: event[k] for k in ("files", "reason", "retry", "cwd")}
+                widget.approval = _pick(event, APPROVAL_FIELDS)
             elif kind == "apply_patch_approval_decision":
                 widget.approval = {}
             elif kind == "turn_diff":

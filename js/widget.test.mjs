@@ -1,0 +1,992 @@
+// Tests of js/widget.js: the pure helpers, and render() against a fake model and a tiny fake
+// DOM (just the calls the widget makes). Run: node --test js/
+import assert from "node:assert/strict";
+import { afterEach, beforeEach, describe, test } from "node:test";
+
+import widget, {
+  DECISIONS,
+  LIMITS,
+  changeDiffLines,
+  changeLabel,
+  classifyDiffLines,
+  codePoint,
+  compareChanges,
+  formatOffset,
+  lineCount,
+  moreText,
+  recordHistory,
+  relativePath,
+  splitTurnDiff,
+  stageStates,
+  summaryText,
+  truncate,
+  visibleSegments,
+  visibleText,
+  windowLines,
+} from "./widget.js";
+
+const STAGES = ["streaming", "parsing", "verifying", "safety", "waiting for approval", "applying", "done"];
+const STATUSES = [
+  "completed",
+  "failed",
+  "declined",
+  "rejected",
+  "error",
+  "cancelled",
+  "awaiting-approval",
+  "dry-run",
+];
+
+const TURN_DIFF = [
+  "diff --git a/a.txt b/a.txt",
+  "index 1111111..2222222 100644",
+  "--- a/a.txt",
+  "+++ b/a.txt",
+  "@@ -1,2 +1,2 @@",
+  "-old",
+  "--- a removed line that looks like a header",
+  "+new",
+  " same",
+  "\\ No newline at end of file",
+  "diff --git a/dir/b.txt b/dir/b.txt",
+  "new file mode 100644",
+  "--- /dev/null",
+  "+++ b/dir/b.txt",
+  "@@ -0,0 +1 @@",
+  "+hello",
+  "",
+].join("\n");
+
+// ------------------------------------------------------------------------------------ helpers
+
+describe("classifyDiffLines", () => {
+  test("headers before the first @@, then +/-/context", () => {
+    const kinds = classifyDiffLines(TURN_DIFF).map((l) => l.kind);
+    assert.deepEqual(kinds, [
+      "file",
+      "header",
+      "header",
+      "header",
+      "hunk",
+      "del",
+      "del",
+      "add",
+      "context",
+      "meta",
+      "file",
+      "header",
+      "header",
+      "header",
+      "hunk",
+      "add",
+    ]);
+  });
+
+  test("a progress diff without a file header is all hunk body", () => {
+    const lines = classifyDiffLines("@@ def f\n-a\n+b\n*** End of File\n");
+    assert.deepEqual(
+      lines.map((l) => l.kind),
+      ["hunk", "del", "add", "meta"],
+    );
+    assert.deepEqual(
+      classifyDiffLines("-x\n+y").map((l) => l.kind),
+      ["del", "add"],
+    );
+  });
+
+  test("empty input", () => {
+    assert.deepEqual(classifyDiffLines(""), []);
+    // @ts-expect-error robustness
+    assert.deepEqual(classifyDiffLines(undefined), []);
+  });
+});
+
+describe("splitTurnDiff", () => {
+  test("one entry per file, with path and counts", () => {
+    const files = splitTurnDiff(TURN_DIFF);
+    assert.deepEqual(
+      files.map(({ path, added, removed }) => ({ path, added, removed })),
+      [
+        { path: "a.txt", added: 1, removed: 2 },
+        { path: "dir/b.txt", added: 1, removed: 0 },
+      ],
+    );
+    assert.equal(files.map((f) => f.text).join(""), TURN_DIFF);
+    assert.ok(files[1].text.startsWith("diff --git a/dir/b.txt"));
+  });
+
+  test("text before the first header is kept, empty gives nothing", () => {
+    assert.deepEqual(splitTurnDiff(""), []);
+    const files = splitTurnDiff("junk\n" + TURN_DIFF);
+    assert.equal(files.length, 3);
+    assert.equal(files[0].path, "junk");
+  });
+
+  test("a path with spaces and ' b/' inside", () => {
+    const [file] = splitTurnDiff("diff --git a/x b/y b/x b/y\n@@ -1 +1 @@\n-a\n+b\n");
+    assert.equal(file.path, "y");
+  });
+});
+
+describe("visibleSegments", () => {
+  test("trailing spaces, tabs, CR and differing spaces become visible", () => {
+    const tokens = visibleSegments([
+      [false, "    return "],
+      [true, '"'],
+      [false, "hi"],
+      [true, '"  '],
+    ]);
+    const text = tokens.map((t) => t.text).join("");
+    // leading spaces that match stay spaces; the differing trailing ones are dots
+    assert.equal(text, '    return "hi"··');
+    assert.deepEqual(
+      tokens.filter((t) => t.differs).map((t) => [t.kind, t.text]),
+      [
+        ["text", '"'],
+        ["text", '"'],
+        ["space", "··"],
+      ],
+    );
+  });
+
+  test("tab, CR, NBSP, typographic punctuation, invisible characters", () => {
+    const tokens = visibleText("\tx\u00a0=\u201chi\u201d \u2013 y\u200b\r");
+    const kinds = tokens.map((t) => [t.kind, t.text]);
+    assert.deepEqual(kinds, [
+      ["tab", "→"],
+      ["text", "x"],
+      ["nbsp", "⍽"],
+      ["text", "="],
+      ["typo", "\u201c"],
+      ["text", "hi"],
+      ["typo", "\u201d"],
+      ["text", " "],
+      ["typo", "\u2013"],
+      ["text", " y"],
+      ["invisible", "⟨U+200B⟩"],
+      ["cr", "␍"],
+    ]);
+    assert.match(tokens.find((t) => t.kind === "typo")?.title ?? "", /U\+201C/);
+  });
+
+  test("spaces inside a differing segment are dots even mid-line", () => {
+    const tokens = visibleSegments([
+      [true, "    "],
+      [false, "x = 1"],
+    ]);
+    assert.deepEqual(
+      tokens.map((t) => [t.differs, t.kind, t.text]),
+      [
+        [true, "space", "····"],
+        [false, "text", "x = 1"],
+      ],
+    );
+  });
+
+  test("garbage in, nothing out", () => {
+    assert.deepEqual(visibleSegments(null), []);
+    // @ts-expect-error robustness
+    assert.deepEqual(visibleSegments([[true], "x", [false, 3]]), []);
+    // @ts-expect-error robustness
+    assert.deepEqual(visibleText(null), []);
+  });
+
+  test("codePoint", () => {
+    assert.equal(codePoint("\u00a0"), "U+00A0");
+    assert.equal(codePoint("😀"), "U+1F600");
+  });
+});
+
+describe("bounded rendering", () => {
+  test("windowLines: all, head, or a window around the streamed line", () => {
+    assert.deepEqual(windowLines(10, 3, 400), { start: 0, end: 10 });
+    assert.deepEqual(windowLines(1000, 0, 400), { start: 0, end: 400 });
+    assert.deepEqual(windowLines(1000, 100, 400), { start: 0, end: 400 });
+    const w = windowLines(1000, 900, 400);
+    assert.equal(w.end - w.start, 400);
+    assert.ok(w.start < 900 && 900 <= w.end, JSON.stringify(w));
+    assert.deepEqual(windowLines(1000, 1000, 400), { start: 600, end: 1000 });
+  });
+
+  test("truncate and moreText", () => {
+    assert.deepEqual(truncate([1, 2, 3], 5), { shown: [1, 2, 3], hidden: 0 });
+    assert.deepEqual(truncate([1, 2, 3], 2), { shown: [1, 2], hidden: 1 });
+    assert.equal(moreText(1), "… 1 more line");
+    assert.equal(moreText(12, "file"), "… 12 more files");
+    assert.equal(moreText(3, "line", "earlier"), "… 3 earlier lines");
+  });
+});
+
+describe("changes", () => {
+  test("labels", () => {
+    assert.equal(changeLabel({ type: "add" }), "Add");
+    assert.equal(changeLabel({ type: "delete" }), "Delete");
+    assert.equal(changeLabel({ type: "update", move_path: null }), "Update");
+    assert.equal(changeLabel({ type: "update", move_path: "b" }), "Move");
+    assert.equal(changeLabel(null), "?");
+    assert.equal(changeLabel({ type: "weird" }), "weird");
+  });
+
+  test("diff lines of a change", () => {
+    assert.deepEqual(changeDiffLines({ type: "add", content: "a\nb\n" }), [
+      { kind: "add", text: "+a" },
+      { kind: "add", text: "+b" },
+    ]);
+    assert.deepEqual(changeDiffLines({ type: "delete", content: "x" }), []);
+    assert.deepEqual(
+      changeDiffLines({ type: "update", unified_diff: "@@\n-a\n+b\n" }).map((l) => l.kind),
+      ["hunk", "del", "add"],
+    );
+    assert.deepEqual(changeDiffLines(undefined), []);
+  });
+
+  test("relativePath", () => {
+    assert.equal(relativePath("/w/a/b.txt", "/w"), "a/b.txt");
+    assert.equal(relativePath("/w/a/b.txt", "/w/"), "a/b.txt");
+    assert.equal(relativePath("/elsewhere/x", "/w"), "/elsewhere/x");
+    assert.equal(relativePath("/wx/y", "/w"), "/wx/y");
+    assert.equal(relativePath("rel.txt", ""), "rel.txt");
+  });
+
+  const proposed = {
+    "/w/x.txt": { type: "add", content: "hello\n" },
+    "/w/m.txt": { type: "update", unified_diff: "@@\n-a\n+A\n", move_path: "/w/n/m2.txt" },
+  };
+
+  test("compareChanges: a failed call marks what is missing from the delta", () => {
+    const delta = { changes: [{ type: "add", path: "/w/x.txt" }], exact: false };
+    const rows = compareChanges(proposed, delta, "failed");
+    assert.deepEqual(
+      rows.map((r) => [r.path, r.state]),
+      [
+        ["/w/x.txt", "committed"],
+        ["/w/m.txt", "missing"],
+      ],
+    );
+  });
+
+  test("compareChanges: a move that landed as a plain update differs", () => {
+    const delta = {
+      changes: [
+        { type: "add", path: "/w/x.txt" },
+        { type: "update", path: "/w/m.txt", move_path: null },
+      ],
+    };
+    const rows = compareChanges(proposed, delta, "failed");
+    assert.equal(rows[1].state, "differs");
+  });
+
+  test("compareChanges: pending, not run, extra", () => {
+    assert.deepEqual(
+      compareChanges(proposed, { changes: [] }, "awaiting-approval").map((r) => r.state),
+      ["pending", "pending"],
+    );
+    assert.deepEqual(
+      compareChanges(proposed, { changes: [] }, "").map((r) => r.state),
+      ["pending", "pending"],
+    );
+    assert.deepEqual(
+      compareChanges(proposed, { changes: [] }, "dry-run").map((r) => r.state),
+      ["not-run", "not-run"],
+    );
+    assert.deepEqual(
+      compareChanges(proposed, { changes: [] }, "declined").map((r) => r.state),
+      ["not-run", "not-run"],
+    );
+    const extra = compareChanges({}, { changes: [{ type: "delete", path: "/w/z" }] }, "completed");
+    assert.deepEqual(
+      extra.map((r) => [r.path, r.state]),
+      [["/w/z", "extra"]],
+    );
+    assert.deepEqual(compareChanges(null, null, ""), []);
+  });
+
+  test("compareChanges: a path twice in the delta (a retried attempt) is matched once", () => {
+    const delta = {
+      changes: [
+        { type: "add", path: "/w/x.txt" },
+        { type: "add", path: "/w/x.txt" },
+      ],
+    };
+    const rows = compareChanges({ "/w/x.txt": { type: "add" } }, delta, "completed");
+    assert.deepEqual(
+      rows.map((r) => r.state),
+      ["committed", "extra"],
+    );
+  });
+});
+
+describe("stageStates", () => {
+  test("stages before the current one are done", () => {
+    const states = stageStates(STAGES, "verifying", "");
+    assert.deepEqual(
+      states.map((s) => s.state),
+      ["done", "done", "active", "todo", "todo", "todo", "todo"],
+    );
+  });
+
+  test("the end: done for completed, failed otherwise", () => {
+    assert.equal(stageStates(STAGES, "done", "completed").at(-1)?.state, "done");
+    assert.equal(stageStates(STAGES, "done", "dry-run").at(-1)?.state, "done");
+    assert.equal(stageStates(STAGES, "done", "failed").at(-1)?.state, "failed");
+    assert.equal(stageStates(STAGES, "done", "error").at(-1)?.state, "failed");
+    assert.equal(stageStates(STAGES, "waiting for approval", "awaiting-approval")[4].state, "active");
+  });
+
+  test("stages a call did not need are skipped, known from its events", () => {
+    const auto = ["patch_apply_updated", "patch_safety_assessed", "patch_apply_begin", "patch_apply_end"];
+    assert.deepEqual(
+      stageStates(STAGES, "done", "completed", auto).map((s) => s.state),
+      ["done", "done", "done", "done", "skipped", "done", "done"],
+    );
+    // a parse error: no safety, no approval, no apply
+    assert.deepEqual(
+      stageStates(STAGES, "done", "error", []).map((s) => s.state),
+      ["done", "done", "done", "skipped", "skipped", "skipped", "failed"],
+    );
+    // declined: asked, but nothing applied
+    const declined = [
+      "patch_safety_assessed",
+      "patch_apply_begin",
+      "apply_patch_approval_request",
+      "apply_patch_approval_decision",
+      "patch_apply_end",
+    ];
+    assert.deepEqual(
+      stageStates(STAGES, "done", "declined", declined).map((s) => s.state),
+      ["done", "done", "done", "done", "done", "skipped", "failed"],
+    );
+    // while applying an auto-approved call, the approval stage is already known to be skipped
+    assert.equal(
+      stageStates(STAGES, "applying", "", ["patch_safety_assessed", "patch_apply_begin"])[4].state,
+      "skipped",
+    );
+  });
+
+  test("unknown stage or no stages", () => {
+    assert.deepEqual(
+      stageStates(STAGES, "nope", "").map((s) => s.state),
+      STAGES.map(() => "todo"),
+    );
+    // @ts-expect-error robustness
+    assert.deepEqual(stageStates(undefined, "x", ""), []);
+  });
+});
+
+describe("text helpers", () => {
+  test("formatOffset", () => {
+    assert.equal(formatOffset(1.5, 0.25), "+1.250s");
+    assert.equal(formatOffset(2, NaN), "+2.000s");
+    assert.equal(formatOffset(NaN, 0), "");
+  });
+
+  test("summaryText per status", () => {
+    assert.equal(
+      summaryText({ status: "", stage: "streaming", planned: { a: {} } }),
+      "streaming… 1 file planned, nothing written yet",
+    );
+    assert.equal(summaryText({ status: "" }), "streaming…");
+    assert.equal(
+      summaryText({ status: "awaiting-approval", approval: { files: ["a", "b"] } }),
+      "waiting for approval of 2 files; nothing written yet",
+    );
+    assert.equal(
+      summaryText({ status: "dry-run", proposed: { a: {} } }),
+      "dry run: 1 file verified, nothing written",
+    );
+    assert.equal(summaryText({ status: "completed", delta: { changes: [{}, {}] } }), "2 files changed");
+    assert.equal(
+      summaryText({ status: "failed", proposed: { a: {}, b: {} }, delta: { changes: [{}], exact: false } }),
+      "failed: 1 of 2 files committed (inexact: a lower bound)",
+    );
+    assert.equal(summaryText({ status: "declined" }), "declined: nothing written");
+    assert.equal(
+      summaryText({ status: "error", error: "Failed to find expected lines in a:\nx" }),
+      "error: Failed to find expected lines in a:",
+    );
+    assert.equal(summaryText({ status: "rejected" }), "rejected");
+  });
+
+  test("lineCount", () => {
+    assert.equal(lineCount(""), 0);
+    assert.equal(lineCount("a"), 1);
+    assert.equal(lineCount("a\n"), 1);
+    assert.equal(lineCount("a\nb"), 2);
+    assert.equal(lineCount("a\n\n"), 2);
+  });
+
+  test("recordHistory keeps changes only, bounded", () => {
+    /** @type {any[]} */
+    const h = [];
+    recordHistory(h, "stage", "streaming", 1);
+    recordHistory(h, "status", "", 1);
+    recordHistory(h, "stage", "streaming", 2);
+    recordHistory(h, "stage", "parsing", 3);
+    assert.deepEqual(h, [
+      { t: 1, k: "stage", v: "streaming" },
+      { t: 1, k: "status", v: "" },
+      { t: 3, k: "stage", v: "parsing" },
+    ]);
+    for (let i = 0; i < 10; i++) recordHistory(h, "lines", i, 10 + i, 5);
+    assert.equal(h.length, 5);
+    assert.deepEqual(h.at(-1), { t: 19, k: "lines", v: 9 });
+  });
+});
+
+// ------------------------------------------------------------------------- render (fake DOM)
+
+class FakeNode {
+  /** @param {string} text */
+  constructor(text) {
+    this.text = text;
+  }
+  get textContent() {
+    return this.text;
+  }
+}
+
+class FakeElement {
+  /** @param {string} tag */
+  constructor(tag) {
+    this.tagName = tag.toUpperCase();
+    /** @type {(FakeElement | FakeNode)[]} */
+    this.childNodes = [];
+    /** @type {Map<string, string>} */
+    this.attributes = new Map();
+    /** @type {Map<string, Function[]>} */
+    this.listeners = new Map();
+    this.className = "";
+    this.hidden = false;
+    this.disabled = false;
+    this.scrollTop = 0;
+    this.scrollHeight = 0;
+    this.clientHeight = 0;
+  }
+  /** @param {...any} nodes */
+  append(...nodes) {
+    // like the DOM: anything that is not a node becomes text (null -> "null")
+    for (const n of nodes)
+      this.childNodes.push(n instanceof FakeElement || n instanceof FakeNode ? n : new FakeNode(String(n)));
+  }
+  /** @param {...any} nodes */
+  replaceChildren(...nodes) {
+    this.childNodes = [];
+    this.append(...nodes);
+  }
+  /** @param {string} name @param {string} value */
+  setAttribute(name, value) {
+    this.attributes.set(name, String(value));
+    if (name === "hidden") this.hidden = true;
+  }
+  /** @param {string} name */
+  getAttribute(name) {
+    return this.attributes.has(name) ? this.attributes.get(name) : null;
+  }
+  /** @param {string} type @param {Function} fn */
+  addEventListener(type, fn) {
+    this.listeners.set(type, [...(this.listeners.get(type) ?? []), fn]);
+  }
+  /** @param {string} type @param {Function} fn */
+  removeEventListener(type, fn) {
+    this.listeners.set(
+      type,
+      (this.listeners.get(type) ?? []).filter((f) => f !== fn),
+    );
+  }
+  click() {
+    if (this.disabled) return;
+    for (const fn of this.listeners.get("click") ?? []) fn({ type: "click" });
+  }
+  get textContent() {
+    return this.childNodes.map((c) => c.textContent).join("");
+  }
+  set textContent(value) {
+    this.childNodes = value === "" ? [] : [new FakeNode(String(value))];
+  }
+  get firstElementChild() {
+    return this.childNodes.find((c) => c instanceof FakeElement) ?? null;
+  }
+  /** @returns {FakeElement[]} */
+  all() {
+    const out = [];
+    for (const c of this.childNodes) {
+      if (c instanceof FakeElement) out.push(c, ...c.all());
+    }
+    return out;
+  }
+  /** @param {(e: FakeElement) => boolean} pred */
+  find(pred) {
+    return this.all().find(pred) ?? null;
+  }
+  /** @param {string} id */
+  byTestId(id) {
+    const found = this.find((e) => e.getAttribute("data-testid") === id);
+    assert.ok(found, `no element with data-testid=${id}`);
+    return found;
+  }
+  /** @param {string} cls */
+  byClass(cls) {
+    return this.all().filter((e) => e.className.split(" ").includes(cls));
+  }
+  /** true if this element or an ancestor (up to `root`) is hidden */
+  /** @param {FakeElement} root */
+  isHiddenIn(root) {
+    /** @param {FakeElement} node @returns {boolean | null} */
+    const walk = (node) => {
+      if (node === this) return node.hidden;
+      for (const c of node.childNodes) {
+        if (c instanceof FakeElement) {
+          const r = walk(c);
+          if (r !== null) return r || node.hidden;
+        }
+      }
+      return null;
+    };
+    return Boolean(walk(root));
+  }
+}
+
+class FakeModel {
+  /** @param {Record<string, any>} state */
+  constructor(state = {}) {
+    this.state = { ...state };
+    /** @type {Map<string, Function[]>} */
+    this.handlers = new Map();
+    /** @type {any[]} */
+    this.sent = [];
+  }
+  /** @param {string} name */
+  get(name) {
+    return this.state[name];
+  }
+  /** @param {Record<string, any>} changes */
+  set(changes) {
+    Object.assign(this.state, changes);
+    for (const name of Object.keys(changes)) for (const fn of this.handlers.get(`change:${name}`) ?? []) fn();
+  }
+  /** @param {string} event @param {Function} fn */
+  on(event, fn) {
+    this.handlers.set(event, [...(this.handlers.get(event) ?? []), fn]);
+  }
+  /** @param {string} event @param {Function} fn */
+  off(event, fn) {
+    this.handlers.set(
+      event,
+      (this.handlers.get(event) ?? []).filter((f) => f !== fn),
+    );
+  }
+  /** @param {any} content */
+  send(content) {
+    this.sent.push(content);
+  }
+  handlerCount() {
+    return [...this.handlers.values()].reduce((n, list) => n + list.length, 0);
+  }
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+/** The initial state a freshly created Python widget syncs. */
+function initialState() {
+  return {
+    stages: STAGES,
+    statuses: STATUSES,
+    title: "apply_patch call-1",
+    call_id: "call-1",
+    cwd: "/w",
+    dry_run: false,
+    patch_text: "",
+    patch_truncated: false,
+    current_line: 0,
+    stage: "streaming",
+    planned: {},
+    safety: {},
+    approval: {},
+    proposed: {},
+    status: "",
+    output: "",
+    stdout: "",
+    stderr: "",
+    error: "",
+    delta: {},
+    turn_diff: "",
+    events: [],
+    explanation: {},
+  };
+}
+
+describe("render", () => {
+  /** @type {string[]} */
+  let warnings;
+  const originalWarn = console.warn;
+  beforeEach(() => {
+    // @ts-expect-error a fake document with the one method the widget uses
+    globalThis.document = { createElement: (tag) => new FakeElement(tag) };
+    warnings = [];
+    console.warn = (...args) => warnings.push(args.join(" "));
+  });
+  afterEach(() => {
+    console.warn = originalWarn;
+    // @ts-expect-error cleanup
+    delete globalThis.document;
+  });
+
+  /** @param {FakeModel} model */
+  function mount(model) {
+    const el = new FakeElement("div");
+    // @ts-expect-error fakes
+    const cleanup = widget.render({ model, el });
+    const root = /** @type {FakeElement} */ (el.firstElementChild);
+    return { el, root, cleanup };
+  }
+
+  test("never throws on missing or malformed traits", async () => {
+    for (const state of [
+      {},
+      {
+        stages: null,
+        statuses: 3,
+        planned: [],
+        proposed: "x",
+        delta: { changes: "no" },
+        events: {},
+        explanation: { pairs: 5 },
+      },
+      { patch_text: null, current_line: "x", approval: [], safety: null, turn_diff: 42 },
+      {
+        events: [null, 1, { time: "x" }],
+        explanation: { pairs: [null, { expected_segments: 7 }] },
+        delta: { changes: [null] },
+        proposed: { a: null },
+      },
+    ]) {
+      const model = new FakeModel(state);
+      const { root, cleanup } = mount(model);
+      assert.equal(root.getAttribute("data-testid"), "applypatch-widget");
+      model.set({ status: "failed", stage: "done", planned: { "a b": {} } });
+      await tick();
+      assert.doesNotMatch(root.textContent, /\bnull\b|\bundefined\b|\[object |NaN/, JSON.stringify(state));
+      cleanup();
+    }
+    assert.deepEqual(warnings, []);
+  });
+
+  test("every test id is present", () => {
+    const { root } = mount(new FakeModel(initialState()));
+    for (const id of [
+      "applypatch-status",
+      "applypatch-stage",
+      "applypatch-approve",
+      "applypatch-approve-session",
+      "applypatch-decline",
+      "applypatch-turn-diff",
+      "applypatch-delta",
+      "applypatch-planned",
+      "applypatch-patch-text",
+      "applypatch-events",
+      "applypatch-explanation",
+    ]) {
+      root.byTestId(id);
+    }
+    assert.deepEqual(
+      DECISIONS.map((d) => d.decision),
+      ["approve", "approve-for-session", "decline"],
+    );
+  });
+
+  test("streaming: the text grows, the current line is highlighted, history records it", async () => {
+    const model = new FakeModel(initialState());
+    const { root } = mount(model);
+    assert.equal(root.byTestId("applypatch-status").textContent, "running");
+    const text = "*** Begin Patch\n*** Add File: a.txt\n+one\n+two\n";
+    for (let n = 1; n <= 4; n++) {
+      const shown = text.split("\n").slice(0, n).join("\n");
+      model.set({ patch_text: shown, current_line: n });
+      await tick();
+      const current = root.byClass("applypatch-current");
+      assert.equal(current.length, 1);
+      assert.equal(current[0].getAttribute("data-line"), String(n));
+    }
+    model.set({ planned: { "a.txt": { type: "add", content: "one\ntwo\n" } } });
+    await tick();
+    const planned = root.byTestId("applypatch-planned");
+    assert.equal(planned.hidden, false);
+    assert.match(planned.textContent, /planned, nothing written yet/);
+    assert.match(planned.textContent, /Add.*a\.txt/);
+    model.set({ stage: "parsing" });
+    model.set({ stage: "done", status: "completed", current_line: 0 });
+    await tick();
+    const history = JSON.parse(root.getAttribute("data-history") ?? "[]");
+    assert.deepEqual(
+      history.filter((/** @type {any} */ e) => e.k === "lines").map((/** @type {any} */ e) => e.v),
+      [0, 1, 2, 3, 4],
+    );
+    assert.deepEqual(
+      history.filter((/** @type {any} */ e) => e.k === "stage").map((/** @type {any} */ e) => e.v),
+      ["streaming", "parsing", "done"],
+    );
+    assert.deepEqual(
+      history.filter((/** @type {any} */ e) => e.k === "status").map((/** @type {any} */ e) => e.v),
+      ["", "completed"],
+    );
+    assert.equal(root.byTestId("applypatch-status").textContent, "completed");
+    assert.equal(root.getAttribute("data-status"), "completed");
+    assert.equal(root.byClass("applypatch-current").length, 0);
+  });
+
+  test("a big patch renders a bounded number of lines with a marker", async () => {
+    const model = new FakeModel(initialState());
+    const { root } = mount(model);
+    const text = Array.from({ length: 20000 }, (_, i) => `+line ${i}`).join("\n");
+    model.set({ patch_text: text, patch_truncated: true, current_line: 0 });
+    const diff = Array.from({ length: 50 }, (_, f) =>
+      [
+        `diff --git a/f${f} b/f${f}`,
+        "@@ -1 +1,500 @@",
+        ...Array.from({ length: 500 }, (_, i) => `+x${i}`),
+      ].join("\n"),
+    ).join("\n");
+    model.set({ turn_diff: diff });
+    await tick();
+    const patch = root.byTestId("applypatch-patch-text");
+    assert.equal(patch.byClass("applypatch-line").length, LIMITS.patchLines);
+    assert.match(patch.textContent, /… 19600 more lines/);
+    assert.match(patch.textContent, /cut for display/);
+    const turn = root.byTestId("applypatch-turn-diff");
+    assert.ok(turn.byClass("applypatch-line").length <= LIMITS.diffLines);
+    assert.equal(turn.byClass("applypatch-file").length, 50);
+    assert.match(turn.textContent, /more lines/);
+  });
+
+  test("approval: buttons send the message once, then disable and say so", async () => {
+    const model = new FakeModel(initialState());
+    const { root } = mount(model);
+    const box = root.byClass("applypatch-approval")[0];
+    assert.equal(box.hidden, true);
+    model.set({
+      status: "awaiting-approval",
+      stage: "waiting for approval",
+      approval: { files: ["/w/a.txt", "/elsewhere/b"], reason: null, retry: false, cwd: "/w" },
+    });
+    await tick();
+    assert.equal(box.hidden, false);
+    assert.match(box.textContent, /a\.txt/);
+    assert.match(box.textContent, /\/elsewhere\/b/);
+    const approve = root.byTestId("applypatch-approve");
+    approve.click();
+    approve.click(); // disabled: ignored
+    root.byTestId("applypatch-decline").click();
+    assert.deepEqual(model.sent, [{ type: "approval", decision: "approve" }]);
+    for (const id of ["applypatch-approve", "applypatch-approve-session", "applypatch-decline"]) {
+      assert.equal(root.byTestId(id).disabled, true);
+    }
+    assert.match(box.textContent, /sent; the call resumes/);
+    // an unrelated re-render keeps the buttons disabled
+    model.set({ events: [{ type: "x", time: 0, summary: "" }] });
+    await tick();
+    assert.equal(approve.disabled, true);
+    // a retry request is a new question: the buttons come back
+    model.set({
+      approval: {
+        files: ["/w/a.txt"],
+        reason: "the sandbox denied a write; retry without the sandbox?",
+        retry: true,
+        cwd: "/w",
+      },
+    });
+    await tick();
+    assert.equal(approve.disabled, false);
+    assert.match(box.textContent, /Retry without the sandbox\?/);
+    assert.match(box.textContent, /sandbox denied a write/);
+    root.byTestId("applypatch-approve-session").click();
+    assert.deepEqual(model.sent.at(-1), { type: "approval", decision: "approve-for-session" });
+    model.set({ approval: {}, status: "completed", stage: "done" });
+    await tick();
+    assert.equal(box.hidden, true);
+  });
+
+  test("a failed call shows the committed prefix and marks what is missing", async () => {
+    const model = new FakeModel(initialState());
+    const { root } = mount(model);
+    model.set({
+      status: "failed",
+      stage: "done",
+      stderr: "Failed to write file /w/n/m2.txt\n",
+      proposed: {
+        "/w/x.txt": { type: "add", content: "hello\n" },
+        "/w/m.txt": {
+          type: "update",
+          unified_diff: "@@ -1,2 +1,2 @@\n-a\n+A\n b\n",
+          move_path: "/w/n/m2.txt",
+        },
+      },
+      delta: { changes: [{ type: "add", path: "/w/x.txt", content: "hello\n" }], exact: false },
+    });
+    await tick();
+    const delta = root.byTestId("applypatch-delta");
+    const rows = delta.all().filter((e) => e.getAttribute("data-state"));
+    assert.deepEqual(
+      rows.map((r) => [r.getAttribute("data-path"), r.getAttribute("data-state")]),
+      [
+        ["/w/x.txt", "committed"],
+        ["/w/m.txt", "missing"],
+      ],
+    );
+    assert.match(delta.textContent, /Move.*m\.txt → n\/m2\.txt/);
+    assert.match(delta.textContent, /inexact/);
+    assert.match(delta.textContent, /✗ not written/);
+    assert.match(root.textContent, /stderr.*Failed to write file/s);
+    assert.equal(root.byTestId("applypatch-status").textContent, "failed");
+    const stages = root.byTestId("applypatch-stage").byClass("applypatch-stage-failed");
+    assert.equal(stages.length, 1);
+  });
+
+  test("the explanation shows the closest region with whitespace made visible", async () => {
+    const model = new FakeModel(initialState());
+    const { root } = mount(model);
+    const ex = root.byTestId("applypatch-explanation");
+    assert.equal(ex.hidden, true);
+    model.set({
+      status: "error",
+      delta: { changes: [], exact: true },
+      explanation: {
+        path: "/w/e.py",
+        kind: "lines",
+        region_start: 1,
+        summary: "closest region starts at line 2: 1 of 2 lines match (1 trim); 1 differ",
+        before: ["def f():"],
+        after: ["y"],
+        pairs: [
+          {
+            expected: "    return 'hi'",
+            actual: '    return "hi"  ',
+            line_number: 2,
+            pass_name: null,
+            expected_segments: [
+              [false, "    return "],
+              [true, "'"],
+              [false, "hi"],
+              [true, "'"],
+            ],
+            actual_segments: [
+              [false, "    return "],
+              [true, '"'],
+              [false, "hi"],
+              [true, '"  '],
+            ],
+          },
+          {
+            expected: "    x = 1",
+            actual: "\tx = 1",
+            line_number: 3,
+            pass_name: "trim",
+            expected_segments: [
+              [true, "    "],
+              [false, "x = 1"],
+            ],
+            actual_segments: [
+              [true, "\t"],
+              [false, "x = 1"],
+            ],
+          },
+          {
+            expected: "zzz",
+            actual: null,
+            line_number: null,
+            pass_name: null,
+            expected_segments: [],
+            actual_segments: [],
+          },
+        ],
+      },
+    });
+    await tick();
+    assert.equal(ex.hidden, false);
+    const text = ex.textContent;
+    assert.match(text, /closest region starts at line 2/);
+    assert.match(text, /e\.py/);
+    assert.match(text, /return "hi"··/);
+    assert.match(text, /→x = 1/);
+    assert.match(text, /····x = 1/);
+    assert.match(text, /trim/);
+    assert.match(text, /no match/);
+    assert.match(text, /past the end of the file/);
+    assert.match(text, /1def f\(\):/); // the line before the region, numbered 1
+    assert.match(text, /5y/); // the line after the three pairs, numbered 5
+    assert.ok(ex.byClass("applypatch-differs").length >= 4);
+    // nothing was verified nor committed: no changes section
+    assert.equal(root.byTestId("applypatch-delta").hidden, true);
+  });
+
+  test("the timeline shows offsets from the first event", async () => {
+    const model = new FakeModel(initialState());
+    const { root } = mount(model);
+    model.set({
+      events: [
+        { type: "patch_apply_updated", time: 10.5, summary: "1 planned change(s)" },
+        { type: "patch_apply_end", time: 11.75, summary: "completed" },
+      ],
+    });
+    await tick();
+    const events = root.byTestId("applypatch-events");
+    assert.match(events.textContent, /\+0\.000s.*patch_apply_updated.*1 planned change\(s\)/);
+    assert.match(events.textContent, /\+1\.250s.*patch_apply_end.*completed/);
+  });
+
+  test("the stream's sections fold away when the call ends, unless the reader toggled them", async () => {
+    const model = new FakeModel(initialState());
+    const { root } = mount(model);
+    const patch = root.byTestId("applypatch-patch-text");
+    const planned = root.byTestId("applypatch-planned");
+    assert.equal(patch.getAttribute("open"), "");
+    model.set({ status: "completed", stage: "done" });
+    await tick();
+    assert.equal(patch.open, false);
+    assert.equal(planned.open, false);
+
+    const other = new FakeModel(initialState());
+    const second = mount(other);
+    const summary = second.root.byTestId("applypatch-patch-text").firstElementChild;
+    summary?.click();
+    other.set({ status: "failed", stage: "done" });
+    await tick();
+    assert.notEqual(second.root.byTestId("applypatch-patch-text").open, false);
+
+    // a view made after the end starts folded
+    const done = mount(new FakeModel({ ...initialState(), status: "completed", stage: "done" }));
+    assert.equal(done.root.byTestId("applypatch-patch-text").getAttribute("open"), null);
+    assert.equal(done.root.byTestId("applypatch-turn-diff").getAttribute("open"), "");
+  });
+
+  test("cleanup removes every listener", () => {
+    const model = new FakeModel(initialState());
+    const { cleanup, root } = mount(model);
+    assert.ok(model.handlerCount() > 10);
+    cleanup();
+    assert.equal(model.handlerCount(), 0);
+    const approve = root.byTestId("applypatch-approve");
+    assert.equal(approve.listeners.get("click")?.length, 0);
+  });
+
+  test("dry run and safety", async () => {
+    const model = new FakeModel({ ...initialState(), dry_run: true });
+    const { root } = mount(model);
+    model.set({
+      safety: { decision: "auto-approve", reason: null, sandboxed: true },
+      status: "dry-run",
+      stage: "done",
+      proposed: { "/w/a": { type: "delete", content: "" } },
+      delta: { changes: [], exact: true },
+    });
+    await tick();
+    assert.match(root.textContent, /dry run/);
+    assert.match(root.textContent, /safety: auto-approvesandboxed/);
+    const delta = root.byTestId("applypatch-delta");
+    assert.match(delta.textContent, /nothing written/);
+    assert.doesNotMatch(delta.textContent, /exact:/);
+    assert.equal(root.byTestId("applypatch-status").className.includes("applypatch-status-dry-run"), true);
+    model.set({ status: "bogus" });
+    await tick();
+    assert.ok(root.byTestId("applypatch-status").className.includes("applypatch-status-unknown"));
+  });
+});

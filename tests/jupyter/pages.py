@@ -1,0 +1,126 @@
+"""Driving a notebook page in JupyterLab or Notebook 7 (see browser-testing.md, section 4)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from playwright.sync_api import Locator, Page
+
+#: The notebook in the active main-area tab (other restored tabs are .lm-mod-hidden).
+LAB_PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
+NB7_PANEL = ".jp-Notebook"
+WIDGET = "[data-testid=applypatch-widget]"
+
+# Wait on the session itself: the toolbar's indicator says "idle" for a moment BEFORE the
+# kernel exists, and keys sent then are dropped silently.
+LAB_KERNEL_READY = """(path) => {
+    const app = window.jupyterapp;
+    if (!app) return false;
+    const panel = [...app.shell.widgets('main')].find(w => w.context?.path === path);
+    const ctx = panel?.sessionContext;
+    const k = ctx?.session?.kernel;
+    return !!(ctx?.isReady && k && k.status === 'idle' && k.connectionStatus === 'connected');
+}"""
+
+NB7_KERNEL_READY = """() => {
+    const ctx = window.jupyterapp?.shell?.currentWidget?.sessionContext;
+    const k = ctx?.session?.kernel;
+    return !!(ctx?.isReady && k && k.status === 'idle' && k.connectionStatus === 'connected');
+}"""
+
+# Not awaited on purpose: the test acts while the cells run.
+# Each cell is run once the previous one has been handled (changing the active cell while a
+# run-cell command is still in flight can skip a cell).
+RUN_CELLS = """async function run(app, panel, indices) {
+    for (const i of indices) {
+        panel.content.activeCellIndex = i;
+        await app.commands.execute('notebook:run-cell');
+    }
+}"""
+
+LAB_RUN_CELLS = f"""([path, indices]) => {{
+    {RUN_CELLS}
+    const app = window.jupyterapp;
+    const panel = [...app.shell.widgets('main')].find(w => w.context?.path === path);
+    if (!panel) throw new Error('no open notebook ' + path);
+    app.shell.activateById(panel.id);
+    run(app, panel, indices);
+}}"""
+
+NB7_RUN_CELLS = f"""(indices) => {{
+    {RUN_CELLS}
+    const app = window.jupyterapp;
+    run(app, app.shell.currentWidget, indices);
+}}"""
+
+
+def open_lab_notebook(page: Page, base_url: str, name: str) -> Locator:
+    """Open ``name`` in an empty workspace (``?reset``), wait for its kernel; the panel."""
+    page.goto(f"{base_url}/lab/tree/{name}?reset")
+    page.wait_for_function(LAB_KERNEL_READY, arg=name, timeout=90_000, polling=100)
+    return page.locator(LAB_PANEL)
+
+
+def run_lab_cells(page: Page, name: str, indices: list[int]) -> None:
+    page.evaluate(LAB_RUN_CELLS, [name, indices])
+
+
+def open_nb7_notebook(page: Page, base_url: str, name: str) -> Locator:
+    page.goto(f"{base_url}/notebooks/{name}")
+    page.wait_for_function(NB7_KERNEL_READY, timeout=90_000, polling=100)
+    return page.locator(NB7_PANEL)
+
+
+def run_nb7_cells(page: Page, indices: list[int]) -> None:
+    page.evaluate(NB7_RUN_CELLS, indices)
+
+
+# The last ``data-history`` of every widget view the page ever had. A view does not live as
+# long as its call: the final display update (which refreshes the saved fallbacks) makes the
+# front end render a new view, and the streaming view's record goes with the old one.
+COLLECT_HISTORIES = """
+window.__applypatchHistories = new Map();
+new MutationObserver((mutations) => {
+    for (const m of mutations) {
+        window.__applypatchHistories.set(m.target, m.target.getAttribute('data-history'));
+    }
+}).observe(document, {subtree: true, attributes: true, attributeFilter: ['data-history']});
+"""
+
+
+def collect_histories(page: Page) -> None:
+    """Call before ``goto``: from then on, the page keeps every view's ``data-history``."""
+    page.add_init_script(COLLECT_HISTORIES)
+
+
+def history(widget: Locator) -> list[dict[str, Any]]:
+    """The ``data-history`` of a widget: every stage, status and line count it rendered."""
+    entries: list[dict[str, Any]] = json.loads(widget.get_attribute("data-history") or "[]")
+    return entries
+
+
+def streamed_line_counts(page: Page) -> list[tuple[int, int]]:
+    """``(time ms, lines)`` of the patch text rendered while streaming, by the view (of all the
+    page's views, see :func:`collect_histories`) that rendered the most of them."""
+    best: list[tuple[int, int]] = []
+    for raw in page.evaluate("() => [...window.__applypatchHistories.values()]"):
+        stage = ""
+        counts = []
+        for entry in json.loads(raw or "[]"):
+            if entry["k"] == "stage":
+                stage = entry["v"]
+            elif entry["k"] == "lines" and stage == "streaming" and entry["v"] > 0:
+                counts.append((entry["t"], entry["v"]))
+        if len(counts) > len(best):
+            best = counts
+    return best
+
+
+def set_lab_theme(page: Page, theme: str) -> None:
+    page.evaluate(
+        "(theme) => window.jupyterapp.commands.execute('apputils:change-theme', {theme})", theme
+    )
+    page.wait_for_function(
+        "(theme) => document.body.dataset.jpThemeName === theme", arg=theme, timeout=15_000
+    )

@@ -1,0 +1,481 @@
+"""``%%apply_patch`` and ``%apply_patch_turn`` through a real IPython shell: every option, the
+result object, and the user errors (exactly ``UsageError``)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import CapturedIO, capture_output
+
+from applypatch_ext.jupyter.session import SESSION, PatchCallResult
+
+from ..trees import snapshot_dir
+from .conftest import Magic
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def patch(*body: str) -> str:
+    return "\n".join(["*** Begin Patch", *body, "*** End Patch", ""])
+
+
+ADD_A = patch("*** Add File: a.txt", "+alpha")
+ADD_B = patch("*** Add File: b.txt", "+beta")
+TWO_ADDS = patch("*** Add File: a1.txt", "+one", "*** Add File: a2.txt", "+two")
+
+
+def usage_error(run_magic: Magic, line: str, cell: str = ADD_A) -> str:
+    with pytest.raises(UsageError) as info:
+        run_magic(line, cell)
+    assert type(info.value) is UsageError  # a subclass would print a whole traceback
+    return str(info.value)
+
+
+# ---------------------------------------------------------------------------- options
+
+
+def test_default_run_writes_and_shows_the_widget(run_magic: Magic, tmp_path: Path) -> None:
+    run = run_magic("", ADD_A)
+    assert run.widget.status == "completed"
+    assert (tmp_path / "a.txt").read_text() == "alpha\n"
+    assert WIDGET_VIEW in run.outputs[0]["data"]
+
+
+def test_result_variable_holds_the_result_object(
+    run_magic: Magic, ip: InteractiveShell, tmp_path: Path
+) -> None:
+    (tmp_path / "old.txt").write_text("x\n")
+    run_magic(
+        "res --stream-chunk 0",
+        patch("*** Add File: a.txt", "+alpha", "*** Delete File: old.txt"),
+    )
+    res = ip.user_ns["res"]
+    assert isinstance(res, PatchCallResult)
+    assert res.status == "completed"
+    assert res.call_id == "call-1"
+    assert res.error is None and res.explanation is None
+    assert res.stdout == "Success. Updated the following files:\nA a.txt\nD old.txt\n"
+    assert res.stderr == ""
+    assert res.output.startswith("Exit code: 0\nWall time: ")
+    assert res.raw.status == "completed"
+    # events are plain dicts, tagged by type
+    assert all(isinstance(e, dict) and "type" in e for e in res.events)
+    assert [e["type"] for e in res.events][-3:] == [
+        "patch_apply_begin",
+        "patch_apply_end",
+        "turn_diff",
+    ]
+    assert res.delta["exact"] is True
+    assert [(c["type"], Path(c["path"]).name) for c in res.delta["changes"]] == [
+        ("add", "a.txt"),
+        ("delete", "old.txt"),
+    ]
+    assert res.proposed is not None
+    assert set(res.proposed) == {str(tmp_path / "a.txt"), str(tmp_path / "old.txt")}
+    assert "diff --git a/a.txt b/a.txt" in res.turn_diff
+    assert "diff --git a/old.txt b/old.txt" in res.turn_diff
+    # rich representations
+    html = res._repr_html_()
+    assert "completed" in html and "<details" in html and "a.txt" in html
+    markdown = res._repr_markdown_()
+    assert "**completed**" in markdown and "```diff" in markdown
+    text = repr(res)
+    assert text.startswith("apply_patch call-1 in ") and "completed" in text
+    assert "diff --git a/a.txt b/a.txt" in text
+
+
+def test_cwd_option(run_magic: Magic, tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    run = run_magic("--cwd sub", ADD_A)
+    assert run.widget.cwd == str(tmp_path / "sub")
+    assert (tmp_path / "sub" / "a.txt").read_text() == "alpha\n"
+    assert not (tmp_path / "a.txt").exists()
+    absolute = tmp_path / "abs"
+    absolute.mkdir()
+    run_magic(f"--cwd {absolute} --new-turn", ADD_B)
+    assert (absolute / "b.txt").exists()
+
+
+def test_cwd_that_does_not_exist_is_a_usage_error(run_magic: Magic, tmp_path: Path) -> None:
+    message = usage_error(run_magic, "--cwd nowhere")
+    assert "nowhere" in message
+    (tmp_path / "file").write_text("")
+    usage_error(run_magic, "--cwd file")
+
+
+def test_dry_run_writes_nothing(run_magic: Magic, ip: InteractiveShell, tmp_path: Path) -> None:
+    run = run_magic("r --dry-run", ADD_A)
+    assert run.widget.status == ip.user_ns["r"].status == "dry-run"
+    assert run.widget.proposed == {str(tmp_path / "a.txt"): {"type": "add", "content": "alpha\n"}}
+    assert run.widget.safety["decision"] == "auto-approve"
+    assert not (tmp_path / "a.txt").exists()
+    assert not any(e["type"] == "patch_apply_begin" for e in ip.user_ns["r"].events)
+
+
+def test_dry_run_of_an_unparsable_patch_is_a_usage_error(run_magic: Magic) -> None:
+    message = usage_error(run_magic, "--dry-run", "*** Begin Patch\n*** Frobnicate: x\n")
+    assert "--dry-run" in message
+
+
+def test_a_failing_patch_without_dry_run_is_a_status_not_an_exception(
+    run_magic: Magic, ip: InteractiveShell
+) -> None:
+    run = run_magic("r", "*** Begin Patch\n*** Frobnicate: x\n")
+    assert run.widget.status == ip.user_ns["r"].status == "error"
+    assert run.widget.error
+    run = run_magic("r", patch("*** Update File: missing.txt", "@@", "-a", "+b"))
+    assert ip.user_ns["r"].status == "error"
+
+
+def test_stream_chunk_and_delay(run_magic: Magic) -> None:
+    text = patch("*** Add File: s.txt", *[f"+line {i}" for i in range(10)])
+    chunks = -(-len(text) // 20)
+    started = time.monotonic()
+    run = run_magic("--stream-chunk 20 --stream-delay 0.03", text)
+    elapsed = time.monotonic() - started
+    assert elapsed >= chunks * 0.03 * 0.9
+    texts = [u["patch_text"] for u in run.widget.updates() if "patch_text" in u]
+    assert len(texts) >= chunks // 2 and texts[-1] == text
+
+
+def test_stream_chunk_zero_feeds_the_text_whole(run_magic: Magic) -> None:
+    started = time.monotonic()
+    run = run_magic("--stream-chunk 0 --stream-delay 5", ADD_A)
+    assert time.monotonic() - started < 4  # no pause when there is one delta
+    assert [u["patch_text"] for u in run.widget.updates() if "patch_text" in u] == [ADD_A]
+
+
+def test_throttle_ms(run_magic: Magic, ip: InteractiveShell) -> None:
+    text = patch(*[f"*** Add File: f{i}.txt\n+x" for i in range(6)])
+
+    def previews(line: str) -> int:
+        run_magic(f"r --new-turn --stream-chunk 8 --stream-delay 0 {line}", text)
+        return sum(e["type"] == "patch_apply_updated" for e in ip.user_ns["r"].events)
+
+    every_change = previews("--throttle-ms 0")
+    throttled = previews("--throttle-ms 60000")
+    assert every_change >= 6
+    assert throttled == 2  # the first at once, the last pending one flushed at the end
+
+
+def test_approval_policy(run_magic: Magic, tmp_path: Path) -> None:
+    assert run_magic("--approval-policy untrusted", ADD_A).widget.status == "awaiting-approval"
+    # never: a write outside the writable roots is rejected instead of asked about
+    run = run_magic("--approval-policy never --sandbox read-only", ADD_B)
+    assert run.widget.status == "rejected"
+    assert run.widget.safety["decision"] == "reject"
+    run = run_magic("--approval-policy granular:no-sandbox-approval --sandbox read-only", ADD_B)
+    assert run.widget.status == "rejected"
+    assert run_magic("--approval-policy on-request", ADD_B).widget.status == "completed"
+    assert not (tmp_path / "a.txt").exists()
+
+
+def test_sandbox(run_magic: Magic) -> None:
+    safety = run_magic("--new-turn", ADD_A).widget.safety
+    assert (safety["decision"], safety["sandboxed"]) == ("auto-approve", True)
+    safety = run_magic("--new-turn --sandbox danger-full-access", ADD_B).widget.safety
+    assert (safety["decision"], safety["sandboxed"]) == ("auto-approve", False)
+    run = run_magic("--sandbox external", patch("*** Add File: c.txt", "+c"))
+    assert (run.widget.safety["decision"], run.widget.safety["sandboxed"]) == (
+        "auto-approve",
+        False,
+    )
+    run = run_magic("--sandbox read-only", patch("*** Add File: d.txt", "+d"))
+    assert run.widget.safety["decision"] == "ask-user"
+    assert run.widget.status == "awaiting-approval"
+
+
+def test_writable_root_and_exclude_tmp(run_magic: Magic, tmp_path: Path) -> None:
+    (tmp_path / "project").mkdir()
+    (tmp_path / "shared").mkdir()
+    outside = patch("*** Add File: ../shared/x.txt", "+x")
+    # /tmp counts as a writable root unless excluded
+    assert run_magic("--cwd project", outside).widget.status == "completed"
+    (tmp_path / "shared" / "x.txt").unlink()
+    run = run_magic("--cwd project --exclude-tmp", outside)
+    assert run.widget.status == "awaiting-approval"
+    run = run_magic("--cwd project --exclude-tmp --writable-root ../shared", outside)
+    assert run.widget.status == "completed"
+    assert run.widget.safety == {"decision": "auto-approve", "reason": None, "sandboxed": True}
+    assert (tmp_path / "shared" / "x.txt").read_text() == "x\n"
+
+
+@pytest.mark.parametrize(
+    ("approve", "status", "written"),
+    [
+        ("ask", "awaiting-approval", False),
+        ("approve", "completed", True),
+        ("approve-for-session", "completed", True),
+        ("decline", "declined", False),
+    ],
+    ids=["ask", "approve", "approve-for-session", "decline"],
+)
+def test_approve(
+    run_magic: Magic, tmp_path: Path, approve: str, status: str, written: bool
+) -> None:
+    run = run_magic(f"--approval-policy untrusted --approve {approve}", ADD_A)
+    assert run.widget.status == status
+    assert (tmp_path / "a.txt").exists() is written
+    if approve == "approve-for-session":
+        # the session approval covers the same path in the next call of the turn
+        again = patch("*** Update File: a.txt", "@@", "-alpha", "+again")
+        assert run_magic("--approval-policy untrusted", again).widget.status == "completed"
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [("preserve", b"a\r\nB\r\nc\r\n"), ("lf", b"a\nB\nc\r\n")],
+    ids=["preserve", "lf"],
+)
+def test_line_endings(run_magic: Magic, tmp_path: Path, mode: str, expected: bytes) -> None:
+    (tmp_path / "c.txt").write_bytes(b"a\r\nb\r\nc\r\n")
+    run = run_magic(
+        f"--line-endings {mode}", patch("*** Update File: c.txt", "@@", " a", "-b", "+B")
+    )
+    assert run.widget.status == "completed"
+    assert (tmp_path / "c.txt").read_bytes() == expected
+
+
+def test_duplicates(run_magic: Magic, tmp_path: Path) -> None:
+    (tmp_path / "d.txt").write_text("x\nw\n")
+    twice = patch(
+        "*** Update File: d.txt", "@@", "-x", "+y", "*** Update File: d.txt", "@@", "-w", "+v"
+    )
+    run = run_magic("", twice)
+    assert run.widget.status == "error"
+    assert "multiple operations target" in run.widget.error
+    run = run_magic("--duplicates reject", twice)
+    assert run.widget.status == "error"
+    run = run_magic("--duplicates fold", twice)
+    # legacy: the proposed map keeps one entry for the path, both hunks are applied
+    assert len(run.widget.proposed) == 1
+    assert run.widget.status == "completed"
+    assert (tmp_path / "d.txt").read_text() == "y\nv\n"
+
+
+@pytest.mark.parametrize(
+    ("transaction", "kept"),
+    [("none", True), ("atomic", False)],
+    ids=["none", "atomic"],
+)
+def test_transaction_and_fault(
+    run_magic: Magic, tmp_path: Path, transaction: str, kept: bool
+) -> None:
+    run = run_magic(f"--transaction {transaction} --fault write:2", TWO_ADDS)
+    assert run.widget.status == "failed"
+    assert (tmp_path / "a1.txt").exists() is kept
+    assert not (tmp_path / "a2.txt").exists()
+    committed = [Path(c["path"]).name for c in run.widget.delta["changes"]]
+    assert committed == (["a1.txt"] if kept else [])
+
+
+def test_several_faults(run_magic: Magic, tmp_path: Path) -> None:
+    run = run_magic("--fault write:a2.txt --fault write:1", TWO_ADDS)
+    assert run.widget.status == "failed"
+    assert run.widget.delta["changes"] == []
+    assert not (tmp_path / "a1.txt").exists()
+
+
+def test_new_turn_starts_an_empty_turn_diff(run_magic: Magic) -> None:
+    run_magic("", ADD_A)
+    both = run_magic("", ADD_B).widget.turn_diff
+    assert "a/a.txt" in both and "a/b.txt" in both
+    alone = run_magic("--new-turn", patch("*** Add File: c.txt", "+c")).widget.turn_diff
+    assert "a/c.txt" in alone and "a/a.txt" not in alone
+
+
+def test_no_widget_shows_rich_output(
+    run_magic: Magic, ip: InteractiveShell, tmp_path: Path
+) -> None:
+    run = run_magic("r --no-widget", ADD_A)
+    assert run._widget is None
+    [output] = run.outputs
+    data = output["data"]
+    assert WIDGET_VIEW not in data
+    assert {"text/html", "text/markdown", "text/plain"} <= set(data)
+    assert "completed" in data["text/plain"]
+    assert ip.user_ns["r"].status == "completed"
+    assert (tmp_path / "a.txt").exists()
+
+
+# ------------------------------------------------------------------------- user errors
+
+
+@pytest.mark.parametrize(
+    ("line", "cell", "mentions"),
+    [
+        ("--approval-policy sometimes", ADD_A, "--approval-policy"),
+        ("--sandbox leaky", ADD_A, "--sandbox"),
+        ("--approve maybe", ADD_A, "--approve"),
+        ("--line-endings cr", ADD_A, "--line-endings"),
+        ("--duplicates keep", ADD_A, "--duplicates"),
+        ("--transaction sometimes", ADD_A, "--transaction"),
+        ("--fault bogus", ADD_A, "--fault"),
+        ("--fault write:", ADD_A, "--fault"),
+        ("--fault explode:3", ADD_A, "--fault"),
+        ("--throttle-ms -1", ADD_A, "--throttle-ms"),
+        ("--stream-chunk -1", ADD_A, "--stream-chunk"),
+        ("--stream-delay -1", ADD_A, "--stream-delay"),
+        ("--stream-chunk many", ADD_A, "--stream-chunk"),
+        ("--no-such-option", ADD_A, "no-such-option"),
+        ("", "", "empty"),
+        ("", "  \n\t\n", "empty"),
+    ],
+    ids=[
+        "approval-policy",
+        "sandbox",
+        "approve",
+        "line-endings",
+        "duplicates",
+        "transaction",
+        "fault-no-colon",
+        "fault-no-arg",
+        "fault-kind",
+        "throttle",
+        "stream-chunk",
+        "stream-delay",
+        "stream-chunk-not-int",
+        "unknown-option",
+        "empty-cell",
+        "blank-cell",
+    ],
+)
+def test_usage_errors(
+    run_magic: Magic, tmp_path: Path, line: str, cell: str, mentions: str
+) -> None:
+    message = usage_error(run_magic, line, cell)
+    assert mentions in message
+    assert list(tmp_path.iterdir()) == []  # nothing ran
+
+
+def test_usage_error_in_a_cell_is_reported_without_traceback(ip: InteractiveShell) -> None:
+    with capture_output() as captured:
+        result = ip.run_cell("%%apply_patch --sandbox leaky\n" + ADD_A)
+    assert type(result.error_in_exec) is UsageError
+    assert "Traceback" not in captured.stdout + captured.stderr
+
+
+def test_help_documents_every_option(ip: InteractiveShell) -> None:
+    with capture_output() as captured:
+        ip.run_cell("%%apply_patch?")
+    text = captured.stdout
+    for option in [
+        "--cwd",
+        "--dry-run",
+        "--stream-chunk",
+        "--stream-delay",
+        "--throttle-ms",
+        "--approval-policy",
+        "--sandbox",
+        "--writable-root",
+        "--exclude-tmp",
+        "--approve",
+        "--line-endings",
+        "--duplicates",
+        "--transaction",
+        "--fault",
+        "--new-turn",
+        "--no-widget",
+        "result",
+    ]:
+        assert option in text, option
+    assert "*** Begin Patch" in text  # the example
+    doc = ip.find_cell_magic("apply_patch").__doc__ or ""
+    assert "--approval-policy" in doc
+
+
+# ---------------------------------------------------------------------- %apply_patch_turn
+
+
+def _plain(captured: CapturedIO) -> str:
+    [output] = captured.outputs
+    text: str = output.data["text/plain"]
+    return text
+
+
+def test_turn_shows_the_turn_diff(run_magic: Magic) -> None:
+    assert "no changes" in _plain(run_magic.line("apply_patch_turn"))
+    run_magic("", ADD_A)
+    diff = run_magic("", ADD_B).widget.turn_diff
+    captured = run_magic.line("apply_patch_turn")
+    assert _plain(captured) == diff
+    assert "diff --git a/b.txt" in captured.outputs[0].data["text/html"]
+
+
+def test_turn_reset(run_magic: Magic) -> None:
+    run_magic("", ADD_A)
+    run_magic.line("apply_patch_turn", "--reset")
+    assert SESSION.turn is None
+    assert "no changes" in _plain(run_magic.line("apply_patch_turn"))
+    # the next call starts a new turn: its TurnDiff has only its own file
+    assert "a/a.txt" not in run_magic("", ADD_B).widget.turn_diff
+
+
+def test_turn_events(run_magic: Magic) -> None:
+    run_magic("", ADD_A)
+    run_magic("", ADD_B)
+    captured = run_magic.line("apply_patch_turn", "--events")
+    html = captured.outputs[0].data["text/html"]
+    assert html.count("patch_apply_end") == 2
+    assert "turn_diff" in html
+
+
+def test_turn_export_applies_with_git_apply(run_magic: Magic, tmp_path: Path) -> None:
+    git = shutil.which("git")
+    if git is None:
+        pytest.skip("git is not installed")
+    work = tmp_path / "work"
+    (work / "pkg").mkdir(parents=True)
+    (work / "pkg" / "mod.py").write_text("def f():\n    return 1\n\n\nprint(f())\n")
+    (work / "old.txt").write_text("bye\n")
+    (work / "keep.txt").write_text("same\n")
+    (work / "move_me.txt").write_text("m1\nm2\n")
+    original = tmp_path / "original"
+    shutil.copytree(work, original)
+
+    run_magic(
+        "--cwd work",
+        patch(
+            "*** Update File: pkg/mod.py",
+            "@@ def f():",
+            "-    return 1",
+            "+    return 2",
+            "*** Delete File: old.txt",
+            "*** Add File: new/dir/hello.txt",
+            "+hello",
+        ),
+    )
+    run_magic(
+        "--cwd work",
+        patch("*** Update File: move_me.txt", "*** Move to: moved.txt", "@@", " m1", "-m2", "+M2"),
+    )
+    target = tmp_path / "turn.diff"
+    captured = run_magic.line("apply_patch_turn", f"--export {target}")
+    assert "turn.diff" in _plain(captured)
+    diff = target.read_text()
+    assert diff.count("diff --git ") == 4
+
+    proc = subprocess.run(
+        [git, "apply", "--verbose", str(target)],
+        cwd=original,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert snapshot_dir(original) == snapshot_dir(work)
+
+
+def test_turn_export_to_an_unwritable_place_is_a_usage_error(
+    run_magic: Magic, tmp_path: Path
+) -> None:
+    run_magic("", ADD_A)
+    with pytest.raises(UsageError) as info:
+        run_magic.line("apply_patch_turn", f"--export {tmp_path / 'no' / 'such' / 'dir.diff'}")
+    assert type(info.value) is UsageError

@@ -1,0 +1,308 @@
+"""The widget through a real IPython shell: its traits, the comm messages it sends, and the
+approval message the front end sends back (no browser; see test_lab_browser.py for that)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+
+from applypatch_ext.core.pipeline import CALL_STATUSES, RETRY_REASON, STAGES
+from applypatch_ext.jupyter.assets import asset_path
+from applypatch_ext.jupyter.widget import ApplyPatchWidget
+
+from .conftest import Magic
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+TWO_FILES = """*** Begin Patch
+*** Add File: docs/hello.txt
++hello
++world
+*** Update File: main.py
+@@
+-print("old")
++print("new")
+*** End Patch
+"""
+
+ADD_ONE = """*** Begin Patch
+*** Add File: approved.txt
++yes
+*** End Patch
+"""
+
+
+def test_load_ext_registers_both_magics(shell: InteractiveShell) -> None:
+    magics = shell.magics_manager.magics
+    assert "apply_patch" in magics["cell"]
+    assert "apply_patch_turn" in magics["line"]
+
+
+def test_streaming_reaches_the_widget_piece_by_piece(run_magic: Magic, tmp_path: Path) -> None:
+    (tmp_path / "main.py").write_text('print("old")\n')
+    run = run_magic("--stream-chunk 16 --stream-delay 0.06 --throttle-ms 0", TWO_FILES)
+    widget = run.widget
+    updates = widget.updates()
+
+    # the text grew in several messages, each a prefix of the patch
+    texts = [u["patch_text"] for u in updates if "patch_text" in u]
+    assert len(texts) >= 5, texts
+    assert all(TWO_FILES.startswith(t) for t in texts)
+    assert [len(t) for t in texts] == sorted(len(t) for t in texts)
+    assert texts[-1] == TWO_FILES
+    # the current line follows the stream, then drops to 0
+    lines = [u["current_line"] for u in updates if "current_line" in u]
+    assert max(lines) > 1 and lines[-1] == 0
+
+    # planned changes arrived while streaming, keyed by the paths as written
+    planned = [u["planned"] for u in updates if "planned" in u]
+    assert planned[-1] == {
+        "docs/hello.txt": {"type": "add", "content": "hello\nworld\n"},
+        "main.py": {
+            "type": "update",
+            "unified_diff": '@@\n-print("old")\n+print("new")\n',
+            "move_path": None,
+        },
+    }
+    first_planned = next(i for i, u in enumerate(updates) if "planned" in u)
+    first_proposed = next(i for i, u in enumerate(updates) if u.get("proposed"))
+    assert first_planned < first_proposed
+
+    # stages were sent in pipeline order
+    stages = [u["stage"] for u in updates if "stage" in u]
+    order = [STAGES.index(s) for s in stages]
+    assert order == sorted(order), stages
+    assert stages[-1] == "done"
+
+    # the final state
+    assert widget.status == "completed"
+    assert widget.stage == "done"
+    assert widget.current_line == 0
+    assert widget.safety == {"decision": "auto-approve", "reason": None, "sandboxed": True}
+    assert widget.approval == {}
+    assert set(widget.proposed) == {str(tmp_path / "docs/hello.txt"), str(tmp_path / "main.py")}
+    assert [c["type"] for c in widget.delta["changes"]] == ["add", "update"]
+    assert widget.delta["exact"] is True
+    assert widget.stdout == "Success. Updated the following files:\nA docs/hello.txt\nM main.py\n"
+    assert widget.stderr == widget.error == ""
+    assert widget.output.startswith("Exit code: 0\n")
+    assert widget.turn_diff.count("diff --git ") == 2
+    assert widget.explanation == {}
+    types = [e["type"] for e in widget.events]
+    assert types[-3:] == ["patch_apply_begin", "patch_apply_end", "turn_diff"]
+    assert "patch_apply_updated" in types and "patch_safety_assessed" in types
+    assert all(set(e) == {"type", "time", "summary"} for e in widget.events)
+    assert widget.title == "apply_patch call-1"
+    assert widget.cwd == str(tmp_path)
+    assert (tmp_path / "docs/hello.txt").read_text() == "hello\nworld\n"
+
+
+def test_constants_come_from_python() -> None:
+    widget = ApplyPatchWidget()
+    assert widget.stages == list(STAGES)
+    assert widget.statuses == list(CALL_STATUSES)
+
+
+def test_every_trait_the_front_end_reads_is_synced() -> None:
+    source = asset_path("widget.js").read_text()
+    read = set(re.findall(r'\bget\("([a-z_]+)"\)', source))
+    listened = set(re.findall(r"^    ([a-z_]+): \[", source, re.MULTILINE))
+    synced = set(ApplyPatchWidget().traits(sync=True))
+    own = set(ApplyPatchWidget.class_own_traits(sync=True))
+    assert read, "no model.get found: the pattern is out of date"
+    assert read <= synced, read - synced
+    assert listened == read, listened ^ read
+    # every trait of the contract is shown, except the call id (it is in the title)
+    assert own - read == {"call_id"}
+
+
+def test_the_front_end_is_one_self_contained_module() -> None:
+    widget = ApplyPatchWidget()
+    esm = str(widget._esm)
+    assert esm == asset_path("widget.js").read_text()
+    assert "export default" in esm
+    # anywidget loads it from a blob URL: relative and CDN imports fail there
+    assert not re.search(r"^\s*import\b|\bimport\(|^\s*export .* from ", esm, re.MULTILINE)
+    css = str(widget._css)
+    assert css == asset_path("widget.css").read_text()
+    classes = set(re.findall(r"\.([a-zA-Z][\w-]*)", css))
+    assert classes and all(c.startswith("applypatch-") for c in classes), classes
+
+
+def test_hold_sync_batches_related_updates(run_magic: Magic, tmp_path: Path) -> None:
+    (tmp_path / "main.py").write_text('print("old")\n')
+    run = run_magic("--stream-chunk 0", TWO_FILES)
+    widget = run.widget
+    updates = widget.updates()
+    sent = [name for update in updates for name in update]
+    # nothing that changed was lost, and far fewer messages went out than traits changed
+    assert set(widget.changed) <= set(sent)
+    assert len(updates) < len(widget.changed) - 5, (len(updates), widget.changed)
+    # the ids go out together
+    assert {"call_id", "cwd", "title"} in [set(u) for u in updates]
+    # one message per event, carrying the traits that event changes
+    with_events = [u for u in updates if "events" in u]
+    assert [len(u["events"]) for u in with_events] == list(range(1, len(widget.events) + 1))
+    by_type = {u["events"][-1]["type"]: set(u) for u in with_events}
+    assert by_type["patch_apply_updated"] >= {"events", "planned"}
+    assert by_type["patch_safety_assessed"] >= {"events", "safety", "stage"}
+    assert by_type["patch_apply_begin"] >= {"events", "proposed"}
+    assert by_type["turn_diff"] >= {"events", "turn_diff"}
+    # the result goes out in one message
+    [final] = [u for u in updates if "status" in u]
+    assert {"status", "stage", "output", "stdout", "delta"} <= set(final)
+    assert final["status"] == "completed" and final["stage"] == "done"
+    assert updates[-1] is final
+
+
+def test_repr_mimebundle_has_widget_view_and_static_fallbacks(
+    run_magic: Magic, tmp_path: Path
+) -> None:
+    (tmp_path / "main.py").write_text('print("old")\n')
+    run = run_magic("--stream-chunk 0", TWO_FILES)
+    data, _metadata = run.widget._repr_mimebundle_()
+    assert data[WIDGET_VIEW]["model_id"] == run.widget.model_id
+    assert "completed" in data["text/html"] and "diff --git" in data["text/html"]
+    assert data["text/plain"].startswith("apply_patch call-1 in ")
+    assert "completed" in data["text/plain"]
+    # displayed once while running, updated through the display id when done
+    first, *rest = run.outputs
+    assert set(first["data"]) >= {WIDGET_VIEW, "text/html", "text/plain"}
+    assert "running" in first["data"]["text/plain"]
+    assert rest and rest[-1]["update"] is True
+    assert "completed" in rest[-1]["data"]["text/plain"]
+    assert rest[-1]["data"][WIDGET_VIEW]["model_id"] == run.widget.model_id
+
+
+def test_approval_click_resumes_the_call(
+    run_magic: Magic, ip: InteractiveShell, tmp_path: Path
+) -> None:
+    run = run_magic("result --approval-policy untrusted --stream-chunk 0", ADD_ONE)
+    widget = run.widget
+    result = ip.user_ns["result"]
+    assert widget.status == result.status == "awaiting-approval"
+    assert widget.stage == "waiting for approval"
+    assert widget.safety["decision"] == "ask-user"
+    assert widget.approval["files"] == [str(tmp_path / "approved.txt")]
+    assert widget.approval["retry"] is False
+    assert not (tmp_path / "approved.txt").exists()
+
+    widget.sent.clear()
+    with capture_output() as captured:
+        widget.approve("approve")
+    assert widget.status == result.status == "completed"
+    assert widget.approval == {}
+    assert (tmp_path / "approved.txt").read_text() == "yes\n"
+    assert (
+        result.stdout == widget.stdout == "Success. Updated the following files:\nA approved.txt\n"
+    )
+    assert "diff --git a/approved.txt" in result.turn_diff
+    types = [e["type"] for e in result.events]
+    assert types.index("apply_patch_approval_request") < types.index(
+        "apply_patch_approval_decision"
+    )
+    assert widget.events[-1]["type"] == "turn_diff"
+    assert any(u.get("status") == "completed" for u in widget.updates())
+    # the saved fallbacks were refreshed too, through the display id
+    [update] = captured.outputs
+    assert update.update is True
+    assert "completed" in update.data["text/plain"]
+    assert update.data[WIDGET_VIEW]["model_id"] == widget.model_id
+    # a second click (another view, a double click) changes nothing
+    widget.approve("decline")
+    assert result.status == "completed"
+
+
+def test_decline_writes_nothing(run_magic: Magic, ip: InteractiveShell, tmp_path: Path) -> None:
+    run = run_magic("result --approval-policy untrusted --stream-chunk 0", ADD_ONE)
+    run.widget.approve("decline")
+    assert run.widget.status == ip.user_ns["result"].status == "declined"
+    assert run.widget.delta == {"changes": [], "exact": True}
+    assert not (tmp_path / "approved.txt").exists()
+
+
+def test_approve_for_session_covers_later_calls(run_magic: Magic, tmp_path: Path) -> None:
+    first = run_magic("--approval-policy untrusted --stream-chunk 0", ADD_ONE)
+    first.widget.approve("approve-for-session")
+    assert first.widget.status == "completed"
+    again = ADD_ONE.replace("Add File", "Update File").replace("+yes", "@@\n-yes\n+again")
+    second = run_magic("--approval-policy untrusted --stream-chunk 0", again)
+    assert second.widget.status == "completed"
+    assert (tmp_path / "approved.txt").read_text() == "again\n"
+
+
+def test_sandbox_denial_asks_again_for_a_retry(run_magic: Magic, tmp_path: Path) -> None:
+    run = run_magic("--sandbox read-only --stream-chunk 0", ADD_ONE)
+    widget = run.widget
+    assert widget.status == "awaiting-approval" and widget.approval["retry"] is False
+    widget.approve("approve")
+    # the sandboxed attempt was denied: a second question, for an unsandboxed retry
+    assert widget.status == "awaiting-approval"
+    assert widget.approval["retry"] is True
+    assert widget.approval["reason"] == RETRY_REASON
+    assert not (tmp_path / "approved.txt").exists()
+    widget.approve("approve")
+    assert widget.status == "completed"
+    assert (tmp_path / "approved.txt").read_text() == "yes\n"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        {"type": "approval", "decision": "maybe"},
+        {"type": "approval"},
+        {"type": "cancel"},
+        "approve",
+        None,
+    ],
+    ids=["bad-decision", "no-decision", "other-type", "not-a-dict", "none"],
+)
+def test_other_messages_are_ignored(run_magic: Magic, content: object, tmp_path: Path) -> None:
+    run = run_magic("--approval-policy untrusted --stream-chunk 0", ADD_ONE)
+    run.widget._handle_custom_msg(content, [])
+    assert run.widget.status == "awaiting-approval"
+    assert not (tmp_path / "approved.txt").exists()
+
+
+def test_a_failed_write_shows_the_committed_prefix(run_magic: Magic, tmp_path: Path) -> None:
+    (tmp_path / "main.py").write_text('print("old")\n')
+    patch = TWO_FILES.replace("docs/hello.txt", "hello.txt")
+    run = run_magic("--fault write:2 --stream-chunk 0", patch)
+    widget = run.widget
+    assert widget.status == "failed"
+    assert [c["path"] for c in widget.delta["changes"]] == [str(tmp_path / "hello.txt")]
+    assert widget.delta["exact"] is False
+    assert len(widget.proposed) == 2
+    assert widget.stderr == f"Failed to write file {tmp_path / 'main.py'}\n"
+    assert (tmp_path / "main.py").read_text() == 'print("old")\n'
+    assert (tmp_path / "hello.txt").read_text() == "hello\nworld\n"
+
+
+def test_a_match_failure_fills_the_explanation(run_magic: Magic, tmp_path: Path) -> None:
+    (tmp_path / "main.py").write_text("print(\u201cOld\u201d)  \n")
+    run = run_magic("--stream-chunk 0", TWO_FILES)
+    widget = run.widget
+    assert widget.status == "error"
+    assert widget.error.startswith("Failed to find expected lines")
+    explanation = widget.explanation
+    assert explanation["path"] == str(tmp_path / "main.py")
+    [pair] = explanation["pairs"]
+    assert pair["line_number"] == 1
+    assert pair["pass_name"] is None
+    assert pair["actual"] == "print(\u201cOld\u201d)  "
+    assert [True, "\u201cO"] in pair["actual_segments"]
+    assert json.loads(json.dumps(explanation)) == explanation  # plain JSON
+    assert "closest region" in explanation["summary"]
+
+
+def test_dry_run_flag_reaches_the_widget(run_magic: Magic, tmp_path: Path) -> None:
+    run = run_magic("--dry-run --stream-chunk 0", ADD_ONE)
+    assert run.widget.dry_run is True
+    assert run.widget.status == "dry-run"
+    assert run.widget.proposed and run.widget.delta["changes"] == []
+    assert not (tmp_path / "approved.txt").exists()

@@ -1,0 +1,254 @@
+"""The teaching notebooks: stored clean, executed headlessly, with useful saved outputs.
+
+Every notebook in ``notebooks/`` is copied (with ``notebooks/data``) to a temporary folder and
+run there by nbclient in a ``python3`` kernel of this environment; any failing cell (the
+notebooks check their claims with plain ``assert``) fails the test. The saved outputs must carry
+the static fallbacks of the widget (``text/html`` and ``text/plain``) in their final state, and a
+few claims specific to each notebook are checked on the outputs. ``TMPDIR`` points the kernels
+at a folder of their own, which shows that a run creates its files there and nowhere else.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+from applypatch_ext.jupyter.display import STATUS_TEXT
+
+NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks"
+NOTEBOOKS = sorted(path.name for path in NOTEBOOKS_DIR.glob("*.ipynb"))
+DATA_DIR = NOTEBOOKS_DIR / "data"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+CELL_TIMEOUT = 120
+FINAL_STATUS_TEXTS = {text for status, text in STATUS_TEXT.items() if status}
+
+
+def execute(source: Path, run_dir: Path, tmpdir: Path) -> nbformat.NotebookNode:
+    """Run a copy of ``source`` in ``run_dir`` (kernel cwd) with ``TMPDIR=tmpdir``."""
+    run_dir.mkdir(parents=True)
+    tmpdir.mkdir(parents=True)
+    shutil.copy(source, run_dir / source.name)
+    if DATA_DIR.is_dir():
+        shutil.copytree(DATA_DIR, run_dir / "data")
+    nb = nbformat.read(run_dir / source.name, as_version=4)
+    client = NotebookClient(
+        nb,
+        timeout=CELL_TIMEOUT,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(run_dir)}},
+    )
+    env = {**os.environ, "TMPDIR": str(tmpdir)}
+    env.pop("ANYWIDGET_HMR", None)
+    client.execute(env=env)
+    return nb
+
+
+class Run:
+    """One executed notebook and where it ran."""
+
+    def __init__(self, nb: nbformat.NotebookNode, run_dir: Path, tmpdir: Path) -> None:
+        self.nb = nb
+        self.run_dir = run_dir
+        self.tmpdir = tmpdir
+
+    def outputs(self) -> Iterator[dict[str, Any]]:
+        for cell in self.nb.cells:
+            if cell.cell_type == "code":
+                yield from cell.outputs
+
+    def widget_outputs(self) -> list[dict[str, Any]]:
+        return [o for o in self.outputs() if WIDGET_VIEW in o.get("data", {})]
+
+    def widget_statuses(self) -> list[str]:
+        """The status word of every widget's plain-text fallback, in order."""
+        return [_status_of(o["data"]["text/plain"]) for o in self.widget_outputs()]
+
+    def text(self) -> str:
+        """Every stream and text/plain output, joined."""
+        parts = []
+        for output in self.outputs():
+            if output.get("output_type") == "stream":
+                parts.append(output["text"])
+            else:
+                parts.append(output.get("data", {}).get("text/plain", ""))
+        return "\n".join(parts)
+
+
+def _status_of(plain: str) -> str:
+    # "apply_patch call-1 in /tmp/...: completed (stage: done)"
+    head = plain.splitlines()[0].rsplit(" (stage:", 1)[0]
+    return head.rsplit(": ", 1)[1]
+
+
+class _Runs(dict[str, Run]):
+    """Executes each notebook on first access, once per module."""
+
+    def __init__(self, base: Path) -> None:
+        super().__init__()
+        self.base = base
+
+    def __missing__(self, name: str) -> Run:
+        run_dir, tmpdir = self.base / Path(name).stem / "run", self.base / Path(name).stem / "tmp"
+        run = self[name] = Run(execute(NOTEBOOKS_DIR / name, run_dir, tmpdir), run_dir, tmpdir)
+        return run
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
+    return _Runs(tmp_path_factory.mktemp("notebooks"))
+
+
+def test_all_six_notebooks_are_there() -> None:
+    assert [name[:2] for name in NOTEBOOKS] == ["01", "02", "03", "04", "05", "06"]
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_stored_clean_and_shaped(name: str) -> None:
+    """No outputs, a python3 kernelspec, a fresh temporary folder, learn first, summary last."""
+    nb = nbformat.read(NOTEBOOKS_DIR / name, as_version=4)
+    nbformat.validate(nb)
+    assert nb.metadata["kernelspec"]["name"] == "python3"
+    assert "widgets" not in nb.metadata
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    assert all(cell.outputs == [] and cell.execution_count is None for cell in code)
+    assert nb.cells[0].cell_type == "markdown" and "**What you will learn**" in nb.cells[0].source
+    assert any(
+        "## Summary" in cell.source for cell in nb.cells[-3:] if cell.cell_type == "markdown"
+    )
+    setup = code[0].source
+    assert 'tempfile.mkdtemp(prefix="applypatch-' in setup
+    assert "%cd -q $PROJECT" in setup
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_runs_headless_with_fallbacks(name: str, runs: dict[str, Run]) -> None:
+    """Every cell runs; each widget output also saves HTML and text in its final state."""
+    run = runs[name]
+    widgets = run.widget_outputs()
+    assert widgets, "every notebook shows at least one widget"
+    for output in widgets:
+        data = output["data"]
+        assert 'class="applypatch-static"' in data["text/html"]
+        assert _status_of(data["text/plain"]) in FINAL_STATUS_TEXTS, data["text/plain"][:200]
+    states = run.nb.metadata["widgets"][WIDGET_STATE]["state"]
+    saved = {m["state"].get("status") for m in states.values() if "status" in m["state"]}
+    assert saved - {""}, "the widgets' final states are saved with the notebook"
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_runs_only_in_its_temporary_folder(name: str, runs: dict[str, Run]) -> None:
+    run = runs[name]
+    left = sorted(p.relative_to(run.run_dir).as_posix() for p in run.run_dir.rglob("*"))
+    expected = [name]
+    if DATA_DIR.is_dir():
+        expected += ["data", *(f"data/{p.name}" for p in DATA_DIR.iterdir())]
+    assert left == sorted(expected)
+    created = [p.name for p in run.tmpdir.iterdir()]
+    assert len(created) == 1 and created[0].startswith("applypatch-"), created
+
+
+def test_tour(runs: dict[str, Run]) -> None:
+    run = runs["01_tour.ipynb"]
+    assert run.widget_statuses() == [
+        "completed",
+        "completed",
+        "waiting for approval",
+        "completed",
+        "dry run (nothing written)",
+    ]
+    assert "diff --git a/hello.py b/hello.py" in run.text()
+    assert "4 files in the exported diff" in run.text()
+
+
+def test_parse_and_stream(runs: dict[str, Run]) -> None:
+    run = runs["02_parse_and_stream.ipynb"]
+    text = run.text()
+    assert "2 PatchApplyUpdated events" in text
+    assert "500 ms throttle, 1 char/ms: 6 events" in text
+    assert run.widget_statuses() == ["completed", "completed", "dry run (nothing written)", "error"]
+
+
+def test_verify_safety_apply(runs: dict[str, Run]) -> None:
+    run = runs["03_verify_safety_apply.ipynb"]
+    text = run.text()
+    assert "| mixed endings |" in text
+    assert "patch rejected: writing is blocked by read-only sandbox" in text
+    assert run.widget_statuses() == ["error", "dry run (nothing written)"]
+
+
+def test_failure_cases(runs: dict[str, Run]) -> None:
+    run = runs["04_failure_cases.ipynb"]
+    assert run.widget_statuses() == [
+        "error",  # 1 parse error
+        "error",  # 2 verification error
+        "rejected",  # 3 safety reject
+        "declined",  # 4 approval declined
+        "failed",  # 5 partial failure
+        "failed",  # 5 the same, atomic
+        "error",  # 6 two hunks through the pipeline
+        "failed",  # 7 failed move
+        "completed",  # 8 good
+        "failed",  # 8 inexact
+        "completed",  # 8 after
+        "completed",  # 9 retry approved
+        "failed",  # 9 retry refused
+        "failed",  # 9 policy never
+        "completed",  # 10 drift, still matches
+        "failed",  # 10 drift, no longer matches
+        "cancelled",  # 11
+        "declined",  # 12 the move alone
+        "error",  # 12 reject
+        "completed",  # 12 fold
+    ]
+    text = run.text()
+    assert "| cancelled | `cancelled` | yes | no | the prefix: k1.txt |" in text
+    assert "The TurnDiff of this turn is unavailable" in text
+
+
+def test_turn_diff(runs: dict[str, Run]) -> None:
+    text = runs["05_turn_diff.ipynb"].text()
+    assert "git apply exit code: 0" in text
+    assert "git apply --check: 1" in text
+
+
+def test_streaming_from_a_model(runs: dict[str, Run]) -> None:
+    run = runs["06_streaming_from_a_model.ipynb"]
+    assert "left in the stream: ['response.output_item.done', 'response.completed']" in run.text()
+    assert run.widget_statuses() == ["completed", "declined"]
+
+
+def test_recorded_stream_is_an_openai_like_event_stream() -> None:
+    lines = (DATA_DIR / "recorded_stream.jsonl").read_text(encoding="utf-8").splitlines()
+    events = [json.loads(line) for line in lines]
+    kinds = {event["type"] for event in events}
+    assert {"response.created", "response.output_text.delta", "response.output_item.added"} <= kinds
+    done = [e for e in events if e["type"] == "response.custom_tool_call_input.done"]
+    deltas = [e["delta"] for e in events if e["type"] == "response.custom_tool_call_input.delta"]
+    assert len(done) == 1 and "".join(deltas) == done[0]["input"]
+    tool_events = [e for e in events if "custom_tool_call" in e["type"]]
+    assert {e["item_id"] for e in tool_events} == {done[0]["item_id"]}
+
+
+def test_a_failing_cell_fails(tmp_path: Path) -> None:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nb.cells = [nbformat.v4.new_code_cell("assert 1 + 1 == 3, 'a claim that does not hold'")]
+    path = tmp_path / "src" / "failing.ipynb"
+    path.parent.mkdir()
+    nbformat.write(nb, path)
+    with pytest.raises(CellExecutionError, match="a claim that does not hold"):
+        execute(path, tmp_path / "run", tmp_path / "tmp")
