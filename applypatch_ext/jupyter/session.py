@@ -56,20 +56,32 @@ def _field(item: Any, name: str) -> Any:
 
 def iter_deltas(source: Iterable[Any]) -> Iterator[str]:
     """The text deltas of ``source``: strings as they are; OpenAI custom-tool-call input events
-    (objects or dicts) by their ``delta``; a ``...done`` event ends the stream; any other event
-    (other output items, reasoning, text) is skipped."""
+    (objects or dicts) by their ``delta``; any other event (other output items, reasoning, text)
+    is skipped.
+
+    The first custom-tool-call input event fixes the tool call followed (its ``item_id``, when
+    the events carry one): deltas of another call in the same response are skipped, and that
+    call's ``...done`` event ends the stream.
+    """
+    item_id: Any = None
     for item in source:
         if isinstance(item, str):
             yield item
             continue
         kind = _field(item, "type")
-        if kind == DELTA_EVENT:
-            delta = _field(item, "delta")
-            if not isinstance(delta, str):
-                raise TypeError(f"{DELTA_EVENT} event without a string 'delta': {item!r}")
-            yield delta
-        elif kind == DONE_EVENT:
+        if kind not in (DELTA_EVENT, DONE_EVENT):
+            continue
+        this_id = _field(item, "item_id")
+        if item_id is None:
+            item_id = this_id
+        elif this_id is not None and this_id != item_id:
+            continue
+        if kind == DONE_EVENT:
             return
+        delta = _field(item, "delta")
+        if not isinstance(delta, str):
+            raise TypeError(f"{DELTA_EVENT} event without a string 'delta': {item!r}")
+        yield delta
 
 
 def summarize_event(event: dict[str, Any]) -> str:
@@ -104,11 +116,24 @@ def _pick(record: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
 class PatchCallResult:
     """What the magic stores in its ``result`` variable; updated when an approval resumes."""
 
-    def __init__(self, result: CallResult) -> None:
+    def __init__(self, result: CallResult, decide: Callable[[str], None] | None = None) -> None:
         self._result = result
+        self._decide = decide
 
     def _update(self, result: CallResult) -> None:
         self._result = result
+
+    def decide(self, decision: str) -> PatchCallResult:
+        """Answer a pending approval from Python, as the widget's buttons do.
+
+        ``decision`` is ``approve``, ``approve-for-session`` or ``decline``. Returns self,
+        updated. Raises ``RuntimeError`` when the call is not waiting for approval.
+        """
+        if self.status != AWAITING_APPROVAL or self._decide is None:
+            raise RuntimeError(f"call {self.call_id} is not waiting for approval")
+        Decision(decision)  # a clear ValueError for a bad answer
+        self._decide(decision)
+        return self
 
     @property
     def raw(self) -> CallResult:
@@ -156,6 +181,15 @@ class PatchCallResult:
         return self._result.turn_diff or ""
 
     @property
+    def planned(self) -> dict[str, Any]:
+        """The planned changes of the call's last preview (PatchApplyUpdated) event."""
+        for event in reversed(self._result.events):
+            if event.event.type == "patch_apply_updated":
+                changes: dict[str, Any] = event.to_json()["changes"]
+                return changes
+        return {}
+
+    @property
     def explanation(self) -> dict[str, Any] | None:
         explanation = self._result.explanation
         return None if explanation is None else explanation.to_json()
@@ -172,7 +206,7 @@ class PatchCallResult:
             "safety": safety,
             "approval": {} if request is None else _pick(request.to_json(), APPROVAL_FIELDS),
             "proposed": self.proposed or {},
-            "planned": {},
+            "planned": self.planned,
             "delta": self.delta,
             "stdout": result.stdout,
             "stderr": result.stderr,
@@ -256,7 +290,7 @@ class CallView:
 
     def _publish(self, core: CallResult) -> PatchCallResult:
         if self.result is None:
-            self.result = PatchCallResult(core)
+            self.result = PatchCallResult(core, self.decide)
         else:
             self.result._update(core)
         if core.status != AWAITING_APPROVAL:
@@ -315,7 +349,6 @@ class ApplyPatchSession:
 
     def __init__(self) -> None:
         self.turn: Turn | None = None
-        self.views: list[CallView] = []
 
     def turn_for(self, cwd: str, options: PipelineOptions | None = None) -> Turn:
         cwd = os.path.abspath(cwd)
