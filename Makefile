@@ -39,5 +39,8 @@ conformance: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/run.py --cache $(CACHE)
 
+fuzz: $(STAMP)
+	APPLYPATCH_FUZZ_SCALE=50 $(PY) -m pytest tests/reliability -q -p no:cacheprovider
+
 clean:
 	rm -rf $(VENV) $(CACHE) .pytest_cache .mypy_cache .ruff_cache

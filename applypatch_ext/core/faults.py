@@ -11,8 +11,11 @@ notebooks. A fault is written as ``KIND:ARG``:
 ``eperm:PATH``                in a sandboxed attempt, writes, removals and directory creation at
                               or under PATH are denied (:class:`SandboxDenied`), as a sandbox
                               denies them; an unsandboxed retry is not affected
-``drift:PATH``                right after PATH is first read, a line is appended to it, so the
-                              file changes between verification and application
+``drift:PATH``                a line is appended to PATH right after verification first reads
+                              it, or, if verification does not read it (an Add's target, a move
+                              destination), just before the first attempt starts (if it exists
+                              then): the file always changes between verification and
+                              application, never inside it
 ``cancel:N``                  cancel before the N-th mutating operation (write, remove or
                               directory creation), as if the user interrupted the call
 ============================  ===============================================================
@@ -84,9 +87,9 @@ class CancellationToken:
 class FaultyFilesystem:
     """Wraps a filesystem and injects the given faults; records which ones fired.
 
-    ``inner`` may be replaced between attempts (sandboxed, then not); counters persist, so
-    ``write:N`` counts the writes of the whole call. ``external`` is where a drift writes (the
-    outside world, never a sandbox or a transaction journal).
+    :meth:`begin_attempt` replaces ``inner`` between attempts (sandboxed, then not); counters
+    persist, so ``write:N`` counts the writes of the whole call. ``external`` is where a drift
+    writes (the outside world, never a sandbox or a transaction journal).
     """
 
     def __init__(
@@ -105,7 +108,8 @@ class FaultyFilesystem:
         self.writes = 0
         self.mutations = 0
         self.fired: list[str] = []
-        self._drifted: set[str] = set()
+        self._drifted: set[str] = set()  # drift paths done with (fired, or never can)
+        self._attempt_begun = False
 
     @classmethod
     def from_specs(cls, inner: Filesystem, specs: list[str], cwd: str) -> FaultyFilesystem:
@@ -137,15 +141,46 @@ class FaultyFilesystem:
             self._fire(denied)
             raise SandboxDenied(path, f"denied by the fault {denied.spec}")
 
+    def begin_attempt(self, inner: Filesystem, *, sandboxed: bool) -> None:
+        """Run the next attempt through ``inner`` (a sandboxed view or not).
+
+        Before the first attempt, drifts that did not fire during verification fire now: were
+        they left to the first read, they would fire inside the attempt, between the read of an
+        overwritten file and its write, and the delta would record a text that was no longer
+        there. A drift whose path does not exist then never fires (not on a file an attempt
+        creates either: that would be a change inside application).
+        """
+        first = not self._attempt_begun
+        self._attempt_begun = True
+        self.inner = inner
+        self.sandboxed = sandboxed
+        if not first:
+            return
+        for fault in self.faults:
+            if fault.kind == "drift" and fault.path is not None:
+                self._drift(fault, fault.path)
+                self._drifted.add(fault.path)
+
+    def _drift(self, fault: Fault, path: str, data: bytes | None = None) -> None:
+        """Append the drift line to ``path`` once (``data``: its bytes, if just read)."""
+        if path in self._drifted:
+            return
+        if data is None:
+            try:
+                data = self.external.read_bytes(path)
+            except OSError:  # nothing there (or nothing readable) to change
+                return
+        self._drifted.add(path)
+        self._fire(fault)
+        self.external.write_bytes(path, data + DRIFT_LINE.encode())
+
     # -- the Filesystem protocol ----------------------------------------------------------------
 
     def read_bytes(self, path: str) -> bytes:
         data = self.inner.read_bytes(path)
         drift = self._matching("drift", path)
-        if drift is not None and path not in self._drifted:
-            self._drifted.add(path)
-            self._fire(drift)
-            self.external.write_bytes(path, data + DRIFT_LINE.encode())
+        if drift is not None:
+            self._drift(drift, path, data)
         return data
 
     def write_bytes(self, path: str, data: bytes) -> None:

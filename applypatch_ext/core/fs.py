@@ -5,6 +5,12 @@
 * :class:`MemoryFilesystem` keeps a tree in memory (files, directories, symlinks, special files),
   raising the same ``OSError`` kinds as Linux, so the same tests run against both.
 
+Both read only regular files (symlinks followed): a FIFO or a device is never read, so that a
+FIFO without a writer cannot hang a call and ``/dev/zero`` cannot fill the memory up to the size
+limit. Both also offer two optional capabilities that wrappers look up (:func:`canonicalizer`,
+:class:`SupportsSymlinks`): resolving symlinks, and reading and creating symlinks, which only
+an atomic transaction's rollback uses.
+
 Also here: lexical path resolution (:func:`resolve_path`), done without touching the disk, and
 the reference's read-size limit. Wrappers that inject faults or confine writes live elsewhere and
 wrap one of these.
@@ -16,7 +22,7 @@ import errno
 import os
 import posixpath
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final, Literal, Protocol, runtime_checkable
 
@@ -24,6 +30,9 @@ from . import errors
 
 #: The reference refuses to read files larger than this (spec 4).
 MAX_READ_BYTES: Final = 512 * 1024 * 1024
+#: Linux's limits in bytes: a path component (NAME_MAX), a whole path with its NUL (PATH_MAX).
+NAME_MAX: Final = 255
+PATH_MAX: Final = 4096
 
 FileKind = Literal["file", "dir", "symlink", "other"]
 
@@ -35,11 +44,25 @@ class FileTooLargeError(OSError):
         super().__init__(None, f"file is too large to read: limit is {MAX_READ_BYTES} bytes")
 
 
+class NotAFileError(OSError):
+    """Reading a FIFO, socket or device: refused, with the reference's words for such a path."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(None, f"path `{path}` is not a file")
+
+
 class NulInPathError(OSError):
     """A path with a NUL byte; Rust's text for it."""
 
     def __init__(self) -> None:
         super().__init__(None, "file name contained an unexpected NUL byte")
+
+
+class UnencodablePathError(OSError):
+    """A path with a lone surrogate that has no byte form (an OSError, not a UnicodeError)."""
+
+    def __init__(self) -> None:
+        super().__init__(None, "file name contained a lone surrogate")
 
 
 def normalize_path(path: str) -> str:
@@ -59,12 +82,24 @@ def normalize_path(path: str) -> str:
     return "/" + "/".join(parts)
 
 
+def _encodable(path: str) -> bool:
+    """Whether the OS can be given ``path``: lone surrogates other than the ones that stand for
+    undecodable bytes (surrogateescape) have no byte form."""
+    try:
+        os.fsencode(path)
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def resolve_path(cwd: str, path: str) -> str:
     """The hunk path joined to ``cwd`` (an absolute path replaces it), lexically normalised.
 
-    Raises :class:`~applypatch_ext.core.errors.InvalidPathError` for a path with a NUL byte.
+    Raises :class:`~applypatch_ext.core.errors.InvalidPathError` for a path with a NUL byte, or
+    with a lone surrogate that no file name can hold (only a Python caller can pass one: the
+    reference's paths are Rust strings).
     """
-    if "\0" in path:
+    if "\0" in path or not _encodable(path):
         raise errors.InvalidPathError(path)
     return normalize_path(posixpath.join(cwd, path))
 
@@ -110,9 +145,39 @@ class Filesystem(Protocol):
         ...
 
 
+@runtime_checkable
+class SupportsCanonicalPath(Protocol):
+    """Optional: resolve the symlinks of a path (``os.path.realpath`` semantics)."""
+
+    def canonical_path(self, path: str) -> str: ...
+
+
+@runtime_checkable
+class SupportsSymlinks(Protocol):
+    """Optional: read a symlink's target and create a symlink (an atomic rollback's needs)."""
+
+    def read_link(self, path: str) -> str: ...
+
+    def create_symlink(self, target: str, path: str) -> None: ...
+
+
+def canonicalizer(fs: object) -> Callable[[str], str] | None:
+    """The ``canonical_path`` of ``fs`` or of the filesystem it wraps (its ``inner``, as the
+    fault, journal and sandbox views keep it): those views pass paths through unchanged."""
+    seen: set[int] = set()
+    while fs is not None and id(fs) not in seen:
+        if isinstance(fs, SupportsCanonicalPath):
+            return fs.canonical_path
+        seen.add(id(fs))
+        fs = getattr(fs, "inner", None)
+    return None
+
+
 def _check_path(path: str) -> None:
     if "\0" in path:
         raise NulInPathError()
+    if not _encodable(path):
+        raise UnencodablePathError()
 
 
 _KINDS: Final[dict[int, FileKind]] = {
@@ -127,11 +192,14 @@ class LocalFilesystem:
 
     def read_bytes(self, path: str) -> bytes:
         _check_path(path)
-        # O_NONBLOCK so that a FIFO without a writer cannot hang the pipeline.
+        # O_NONBLOCK so that opening a FIFO without a writer cannot hang the pipeline.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
         try:
             info = os.fstat(fd)
-            if stat.S_ISREG(info.st_mode) and info.st_size > MAX_READ_BYTES:
+            if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
+                # A device may never end (/dev/zero); the limit would only stop it at 512 MiB.
+                raise NotAFileError(path)
+            if info.st_size > MAX_READ_BYTES:
                 raise FileTooLargeError()
             chunks: list[bytes] = []
             total = 0
@@ -149,7 +217,17 @@ class LocalFilesystem:
 
     def write_bytes(self, path: str, data: bytes) -> None:
         _check_path(path)
-        with open(path, "wb") as handle:
+        # Opened non-blocking, so that a FIFO without a reader fails (ENXIO) instead of hanging
+        # the call (the reference blocks there); then blocking again for the write itself.
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(path, flags, 0o666)
+        try:
+            os.set_blocking(fd, True)
+            handle = os.fdopen(fd, "wb")
+        except BaseException:
+            os.close(fd)
+            raise
+        with handle:
             handle.write(data)
 
     def create_dirs(self, path: str) -> None:
@@ -173,6 +251,14 @@ class LocalFilesystem:
         """``path`` with the symlinks of its existing components resolved, the rest lexical."""
         _check_path(path)
         return os.path.realpath(path)
+
+    def read_link(self, path: str) -> str:
+        _check_path(path)
+        return os.readlink(path)
+
+    def create_symlink(self, target: str, path: str) -> None:
+        _check_path(path)
+        os.symlink(target, path)
 
 
 def _oserror(code: int, path: str) -> OSError:
@@ -230,9 +316,17 @@ class MemoryFilesystem:
             path in self._files or path in self._dirs or path in self._links or path in self._others
         )
 
+    @staticmethod
+    def _check_length(path: str) -> None:
+        """ENAMETOOLONG where Linux raises it, so long paths fail alike in memory and on disk."""
+        encoded = path.encode("utf-8", "surrogateescape")
+        if len(encoded) >= PATH_MAX or any(len(p) > NAME_MAX for p in encoded.split(b"/")):
+            raise _oserror(errno.ENAMETOOLONG, path)
+
     def _resolve(self, path: str, *, follow_last: bool) -> str:
         """Resolve symlinks in the parents (and the leaf if asked); raise like the OS."""
         _check_path(path)
+        self._check_length(path)
         path = normalize_path(path)
         for _ in range(40):
             parts = [p for p in path.split("/") if p]
@@ -270,7 +364,7 @@ class MemoryFilesystem:
         if real in self._dirs:
             raise _oserror(errno.EISDIR, path)
         if real in self._others:
-            raise _oserror(errno.EINVAL, path)
+            raise NotAFileError(path)
         raise _oserror(errno.ENOENT, path)
 
     def write_bytes(self, path: str, data: bytes) -> None:
@@ -285,6 +379,7 @@ class MemoryFilesystem:
 
     def create_dirs(self, path: str) -> None:
         _check_path(path)
+        self._check_length(path)
         current = "/"
         for part in [p for p in normalize_path(path).split("/") if p]:
             candidate = posixpath.join(current, part)
@@ -332,6 +427,20 @@ class MemoryFilesystem:
         if real in self._others:
             return FileMetadata("other", 0)
         raise _oserror(errno.ENOENT, path)
+
+    def read_link(self, path: str) -> str:
+        real = self._resolve(path, follow_last=False)
+        if real not in self._links:
+            raise _oserror(errno.EINVAL if self._exists(real) else errno.ENOENT, path)
+        return self._links[real]
+
+    def create_symlink(self, target: str, path: str) -> None:
+        real = self._resolve(path, follow_last=False)
+        if self._exists(real):
+            raise _oserror(errno.EEXIST, path)
+        if posixpath.dirname(real) not in self._dirs:
+            raise _oserror(errno.ENOENT, path)
+        self._links[real] = target
 
     def canonical_path(self, path: str) -> str:
         """``path`` with the symlinks of its existing components resolved, the rest lexical.

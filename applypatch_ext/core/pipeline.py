@@ -72,7 +72,7 @@ from .safety import (
     writable_paths,
 )
 from .sandbox import SandboxDenied, SandboxedFilesystem, SandboxPolicy
-from .text import LineEndings
+from .text import LineEndings, format_io_error
 from .transaction import JournalingFilesystem, RollbackError, Transaction
 from .turn_diff import TurnDiffTracker
 from .verify import DuplicatePaths, verify_patch
@@ -599,7 +599,16 @@ class ApplyPatchCall:
             )
         if outcome.error is not None:
             stderr = f"{outcome.error}\n"
-            return self._end(FAILED, "", stderr, None, changes, environment, exit_code=1)
+            return self._end(
+                FAILED,
+                "",
+                stderr,
+                None,
+                changes,
+                environment,
+                exit_code=1,
+                error=_failure_detail(outcome.error),
+            )
         return self._end(
             COMPLETED, outcome.affected.summary(), "", None, changes, environment, exit_code=0
         )
@@ -641,10 +650,16 @@ class ApplyPatchCall:
             base = journal
         if sandboxed:
             base = SandboxedFilesystem(base, self.options.sandbox, cwd)
-        self._faulty.inner = base
-        self._faulty.sandboxed = sandboxed
+        self._faulty.begin_attempt(base, sandboxed=sandboxed)
         hunks = parse_patch(parsed.patch).hunks  # the runtime re-parses the canonical text
-        outcome = apply_hunks(hunks, cwd, self._faulty, self.options.line_endings)
+        try:
+            outcome = apply_hunks(hunks, cwd, self._faulty, self.options.line_endings)
+        except BaseException:
+            # A KeyboardInterrupt outside the cancellation token, or a filesystem raising what
+            # it should not: all or nothing still holds.
+            if journal is not None:
+                journal.rollback()
+            raise
         if journal is not None:
             if outcome.error is None:
                 journal.commit()
@@ -683,18 +698,37 @@ class ApplyPatchCall:
         environment: str,
         *,
         exit_code: int | None = None,
+        error: str | None = None,
     ) -> CallResult:
         self._emit(PatchApplyEnd(self.call_id, self.turn.turn_id, stdout, stderr, changes, status))
         self._track(environment)
         if output is None:
             duration = self.turn.clock() - (self._started_at or self.turn.clock())
             output = model_output(exit_code or 0, stdout, stderr, duration)
-        return self._finish(self._result(status, output, stdout=stdout, stderr=stderr))
+        return self._finish(self._result(status, output, stdout=stdout, stderr=stderr, error=error))
 
 
 def _is_sandbox_denial(error: ApplyPatchError) -> bool:
     cause = getattr(error, "cause", None)
     return isinstance(cause, SandboxDenied)
+
+
+def _failure_detail(error: ApplyPatchError) -> str:
+    """The error of a failed attempt with its reason, for ``CallResult.error``.
+
+    The reference's write and delete errors name only the path (spec 5.3), and that text stays
+    the stderr; the detail adds why: the sandbox's denial (which path, which rule) or the OS
+    error, unless the text already says it.
+    """
+    text = str(error)
+    cause = getattr(error, "cause", None)
+    if isinstance(cause, SandboxDenied):
+        reason = str(cause)
+    elif isinstance(cause, OSError):
+        reason = format_io_error(cause)
+    else:
+        return text
+    return text if reason in text else f"{text} ({reason})"
 
 
 def run_patch(

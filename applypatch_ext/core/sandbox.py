@@ -25,9 +25,9 @@ import posixpath
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Final, Protocol, runtime_checkable
+from typing import Final
 
-from .fs import FileMetadata, Filesystem, normalize_path
+from .fs import FileMetadata, Filesystem, canonicalizer, normalize_path
 
 #: The root that stands for "the whole disk" in :meth:`SandboxPolicy.roots`.
 FULL_DISK_ROOT: Final = "/"
@@ -203,23 +203,6 @@ class SandboxDenied(PermissionError):
         return (SandboxDenied, (str(self.filename), self.reason, self.operation))
 
 
-@runtime_checkable
-class _Canonicalizing(Protocol):
-    def canonical_path(self, path: str) -> str: ...
-
-
-def _canonicalizer(fs: object) -> Callable[[str], str] | None:
-    """The ``canonical_path`` of ``fs`` or of the filesystem it wraps (its ``inner``, as the
-    fault, journal and sandbox views keep it): those views pass paths through unchanged."""
-    seen: set[int] = set()
-    while fs is not None and id(fs) not in seen:
-        if isinstance(fs, _Canonicalizing):
-            return fs.canonical_path
-        seen.add(id(fs))
-        fs = getattr(fs, "inner", None)
-    return None
-
-
 class SandboxedFilesystem:
     """A :class:`~applypatch_ext.core.fs.Filesystem` view that confines writes to a policy.
 
@@ -244,7 +227,7 @@ class SandboxedFilesystem:
         self.policy = policy
         self.cwd = normalize_path(cwd)
         self.denials: list[str] = []
-        self._canonical = canonical_path if canonical_path is not None else _canonicalizer(inner)
+        self._canonical = canonical_path if canonical_path is not None else canonicalizer(inner)
 
     def _check(self, path: str, operation: str, *, follow_leaf: bool = True) -> None:
         lexical = normalize_path(posixpath.join(self.cwd, path))

@@ -1,10 +1,16 @@
 """The ``atomic`` transaction option (ours; no peer has it): all of a patch, or nothing.
 
 :class:`JournalingFilesystem` wraps the filesystem an attempt writes through. Before the first
-change to a path it records how that path was (its bytes, or that it was absent) and which
-directories it had to create. :meth:`JournalingFilesystem.rollback` puts every recorded path
-back, newest first, and removes the directories it created, so that after a failure or a
-cancellation the tree is byte-identical to before. ``commit`` forgets the journal.
+change to a path it records how that path was: a file's bytes, a symlink's target, or that
+nothing was there; and it records each directory it creates. A write is journaled at the file it
+really changes (symlinks resolved), a removal at the entry it unlinks (a symlink itself).
+:meth:`JournalingFilesystem.rollback` undoes everything in reverse order, so that after a
+failure or a cancellation the tree is byte-identical to before, symlinks included. ``commit``
+forgets the journal.
+
+What it cannot put back it refuses to change: a FIFO, socket or device, and a symlink when the
+filesystem cannot create symlinks (see :class:`~applypatch_ext.core.fs.SupportsSymlinks`). The
+operation then fails before anything happened, and the attempt is rolled back.
 
 The default stays ``none``: Codex semantics, no rollback, the committed prefix reported exactly.
 """
@@ -16,7 +22,7 @@ import posixpath
 from dataclasses import dataclass
 from enum import StrEnum
 
-from .fs import FileMetadata, Filesystem
+from .fs import FileMetadata, Filesystem, SupportsSymlinks, canonicalizer
 
 
 class Transaction(StrEnum):
@@ -26,8 +32,23 @@ class Transaction(StrEnum):
 
 @dataclass(frozen=True)
 class _Saved:
+    """How ``path`` was: a file's bytes, a symlink's target, or absent (both None)."""
+
     path: str
-    data: bytes | None  # None: the path did not exist
+    data: bytes | None = None
+    link: str | None = None
+
+
+@dataclass(frozen=True)
+class _CreatedDir:
+    path: str
+
+
+class UnrestorableError(OSError):
+    """The journal cannot put this path back, so the change is not made."""
+
+    def __init__(self, path: str, what: str) -> None:
+        super().__init__(None, f"an atomic transaction cannot restore {what} at {path}", path)
 
 
 class RollbackError(Exception):
@@ -44,30 +65,58 @@ class JournalingFilesystem:
 
     def __init__(self, inner: Filesystem) -> None:
         self.inner = inner
-        self._saved: list[_Saved] = []
+        self._journal: list[_Saved | _CreatedDir] = []
         self._seen: set[str] = set()
-        self._created_dirs: list[str] = []
+        resolve = canonicalizer(inner)
+        self._resolve = resolve if resolve is not None else (lambda path: path)
 
-    def _save(self, path: str) -> None:
+    def _save(self, path: str, *, written: bool) -> None:
+        """Record ``path`` before its first change.
+
+        ``written``: the change is a write, and ``path`` was resolved already; if it is still a
+        symlink (no resolver, or a loop), restoring the link would not restore what the write
+        changed.
+        """
         if path in self._seen:
             return
-        self._seen.add(path)
         try:
-            data: bytes | None = self.inner.read_bytes(path)
+            kind = self.inner.metadata(path, follow_symlinks=False).kind
         except FileNotFoundError:
-            data = None
-        self._saved.append(_Saved(path, data))
+            saved = _Saved(path)
+        else:
+            if kind == "file":
+                saved = _Saved(path, data=self.inner.read_bytes(path))
+            elif kind == "symlink" and not written and isinstance(self.inner, SupportsSymlinks):
+                saved = _Saved(path, link=self.inner.read_link(path))
+            elif kind == "dir":
+                return  # the change itself fails (EISDIR): nothing to record
+            else:
+                what = "a symlink" if kind == "symlink" else "a special file"
+                raise UnrestorableError(path, what)
+        self._seen.add(path)
+        self._journal.append(saved)
 
     def read_bytes(self, path: str) -> bytes:
         return self.inner.read_bytes(path)
 
     def write_bytes(self, path: str, data: bytes) -> None:
-        self._save(path)
-        self.inner.write_bytes(path, data)
+        # A write follows symlinks: what changes is the file at the end of them.
+        real = self._resolve(path)
+        fresh = real not in self._seen
+        self._save(real, written=True)
+        try:
+            self.inner.write_bytes(path, data)
+        except FileNotFoundError:
+            # Nothing was written (a parent is missing; apply creates it and writes again).
+            # Forget the entry, or undoing it would come after removing that parent.
+            if fresh and real in self._seen:
+                self._seen.discard(real)
+                self._journal.pop()
+            raise
 
     def create_dirs(self, path: str) -> None:
         missing: list[str] = []
-        current = path
+        current = self._resolve(path)
         while current not in ("", "/"):
             try:
                 self.inner.metadata(current)
@@ -76,10 +125,12 @@ class JournalingFilesystem:
                 missing.append(current)
                 current = posixpath.dirname(current)
         self.inner.create_dirs(path)
-        self._created_dirs.extend(reversed(missing))
+        self._journal.extend(_CreatedDir(d) for d in reversed(missing))
 
     def remove_file(self, path: str, *, move_source: bool = False) -> None:
-        self._save(path)
+        # Unlinking changes the directory entry itself: resolve the parents only.
+        parent, name = posixpath.split(path)
+        self._save(posixpath.join(self._resolve(parent), name), written=False)
         self.inner.remove_file(path, move_source=move_source)
 
     def metadata(self, path: str, *, follow_symlinks: bool = True) -> FileMetadata:
@@ -87,30 +138,34 @@ class JournalingFilesystem:
 
     @property
     def changed(self) -> bool:
-        return bool(self._saved or self._created_dirs)
+        return bool(self._journal)
 
     def commit(self) -> None:
-        self._saved.clear()
+        self._journal.clear()
         self._seen.clear()
-        self._created_dirs.clear()
+
+    def _restore(self, saved: _Saved) -> None:
+        inner = self.inner
+        if saved.data is not None:
+            inner.write_bytes(saved.path, saved.data)
+            return
+        with contextlib.suppress(FileNotFoundError):
+            inner.remove_file(saved.path)
+        if saved.link is not None:
+            assert isinstance(inner, SupportsSymlinks)
+            inner.create_symlink(saved.link, saved.path)
 
     def rollback(self) -> None:
-        """Restore every saved path (newest first) and remove the directories created."""
+        """Undo every recorded change, newest first."""
         failures: list[tuple[str, OSError]] = []
-        for saved in reversed(self._saved):
+        for entry in reversed(self._journal):
             try:
-                if saved.data is None:
-                    with contextlib.suppress(FileNotFoundError):
-                        self.inner.remove_file(saved.path)
+                if isinstance(entry, _CreatedDir):
+                    self.inner.remove_dir(entry.path)
                 else:
-                    self.inner.write_bytes(saved.path, saved.data)
+                    self._restore(entry)
             except OSError as exc:
-                failures.append((saved.path, exc))
-        for directory in reversed(self._created_dirs):
-            try:
-                self.inner.remove_dir(directory)
-            except OSError as exc:
-                failures.append((directory, exc))
+                failures.append((entry.path, exc))
         self.commit()
         if failures:
             raise RollbackError(failures)

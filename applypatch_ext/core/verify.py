@@ -37,6 +37,11 @@ from .text import LineEndings, Utf8DecodeError, format_io_error
 
 #: Context radius of the diff stored in a proposed Update (spec 4.5).
 PROPOSED_DIFF_CONTEXT = 1
+#: Seconds the diff of one proposed Update may search. Myers' search is O(N*D): an update that
+#: changes every other line of a 20,000-line file took 49 s. Past the deadline the rest of
+#: the diff is reported as removed-then-added lines (similar's own deadline), still correct;
+#: the new content, which is what gets written, does not depend on it.
+PROPOSED_DIFF_TIMEOUT = 0.5
 
 
 class DuplicatePaths(StrEnum):
@@ -86,7 +91,12 @@ def verify_patch(
             case UpdateFile(move_path=move_path, chunks=chunks):
                 original = read_file_to_update(fs, path)
                 new = derive_new_contents(original, path, chunks, mode)
-                diff = unified_diff(original, new, context_radius=PROPOSED_DIFF_CONTEXT)
+                diff = unified_diff(
+                    original,
+                    new,
+                    context_radius=PROPOSED_DIFF_CONTEXT,
+                    timeout=PROPOSED_DIFF_TIMEOUT,
+                )
                 dest = None if move_path is None else resolve_path(cwd, move_path)
                 change = FileUpdate(diff, dest, new)
         changes[path] = change
