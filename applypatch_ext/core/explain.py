@@ -26,8 +26,11 @@ from .text import LineEndings, split_terminated_lines
 
 #: Lines shown around the region for orientation.
 CONTEXT_LINES: Final = 2
-#: Single-line fuzzy search gives up on files longer than this (difflib is quadratic per pair).
+#: Single-line fuzzy search gives up on files longer than this.
 MAX_FUZZY_LINES: Final = 20_000
+#: Character-level comparison (difflib, quadratic in the line length) only for lines up to this
+#: length; longer lines are compared by their common prefix and suffix, which is linear.
+MAX_CHAR_DIFF: Final = 200
 
 
 def _pass_of(expected: str, actual: str) -> int | None:
@@ -41,8 +44,36 @@ def _pass_of(expected: str, actual: str) -> int | None:
     return None
 
 
+def _common_prefix_length(a: str, b: str) -> int:
+    """Length of the common prefix, by bisection over C-level slice comparisons."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _affix_segments(a: str, b: str) -> tuple[list[tuple[bool, str]], list[tuple[bool, str]]]:
+    """Common prefix and suffix equal, the middle of each side differing: linear time."""
+    prefix = _common_prefix_length(a, b)
+    limit = min(len(a), len(b)) - prefix
+    suffix = min(_common_prefix_length(a[::-1], b[::-1]), limit)
+
+    def split(text: str) -> list[tuple[bool, str]]:
+        end = len(text) - suffix
+        parts = [(False, text[:prefix]), (True, text[prefix:end]), (False, text[end:])]
+        return [part for part in parts if part[1]]
+
+    return split(a), split(b)
+
+
 def _segments(a: str, b: str) -> tuple[list[tuple[bool, str]], list[tuple[bool, str]]]:
     """Split both strings into (differs, text) runs, character by character."""
+    if max(len(a), len(b)) > MAX_CHAR_DIFF:
+        return _affix_segments(a, b)
     left: list[tuple[bool, str]] = []
     right: list[tuple[bool, str]] = []
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
@@ -135,10 +166,13 @@ def _closest_single_line(lines: Sequence[str], wanted: str) -> int | None:
     target = loosest(wanted)
     best: tuple[float, int] | None = None
     for index, line in enumerate(lines[:MAX_FUZZY_LINES]):
-        matcher = difflib.SequenceMatcher(None, target, loosest(line), autojunk=False)
+        candidate = loosest(line)
+        matcher = difflib.SequenceMatcher(None, target, candidate, autojunk=False)
         if matcher.real_quick_ratio() < (best[0] if best else 0.4):
             continue
-        ratio = matcher.ratio()
+        # ratio() is quadratic in the line length; quick_ratio() (an upper bound) is linear.
+        long = max(len(target), len(candidate)) > MAX_CHAR_DIFF
+        ratio = matcher.quick_ratio() if long else matcher.ratio()
         if ratio >= 0.4 and (best is None or ratio > best[0]):
             best = (ratio, index)
     return None if best is None else best[1]

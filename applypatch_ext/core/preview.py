@@ -38,22 +38,24 @@ def progress_diff(hunk: UpdateFile) -> str:
     return "".join(parts)
 
 
+def planned_change(hunk: Hunk) -> tuple[str, dict[str, Any]]:
+    """One hunk's entry of the planned changes: (source path as written, FileChange JSON)."""
+    match hunk:
+        case AddFile(path=path, contents=contents):
+            return path, {"type": "add", "content": contents}
+        case DeleteFile(path=path):
+            return path, {"type": "delete", "content": ""}
+        case UpdateFile(path=path, move_path=move_path):
+            return path, {
+                "type": "update",
+                "unified_diff": progress_diff(hunk),
+                "move_path": move_path,
+            }
+
+
 def planned_changes(hunks: Sequence[Hunk]) -> dict[str, dict[str, Any]]:
     """The planned changes keyed by source path as written; a later hunk replaces an earlier."""
-    changes: dict[str, dict[str, Any]] = {}
-    for hunk in hunks:
-        match hunk:
-            case AddFile(path=path, contents=contents):
-                changes[path] = {"type": "add", "content": contents}
-            case DeleteFile(path=path):
-                changes[path] = {"type": "delete", "content": ""}
-            case UpdateFile(path=path, move_path=move_path):
-                changes[path] = {
-                    "type": "update",
-                    "unified_diff": progress_diff(hunk),
-                    "move_path": move_path,
-                }
-    return changes
+    return dict(map(planned_change, hunks))
 
 
 class ApplyPatchArgumentDiffConsumer:
@@ -76,6 +78,9 @@ class ApplyPatchArgumentDiffConsumer:
         self.error: str | None = None
         self._pending: Sequence[Hunk] | None = None
         self._has_hunks = False  # hunks never go away once parsed; saves a len() per delta
+        # Entries of completed hunks, built once: a completed hunk never changes, so an event
+        # costs one C-level dict() over them plus the entry of the hunk still growing.
+        self._completed_entries: list[tuple[str, dict[str, Any]]] = []
 
     @property
     def has_pending(self) -> bool:
@@ -118,4 +123,10 @@ class ApplyPatchArgumentDiffConsumer:
         return self._event(pending)
 
     def _event(self, hunks: Sequence[Hunk]) -> PatchApplyUpdated:
-        return PatchApplyUpdated(self.call_id, planned_changes(hunks))
+        completed = self.parser.completed_count(hunks)
+        entries = self._completed_entries
+        if len(entries) < completed:
+            entries.extend(map(planned_change, hunks[len(entries) : completed]))
+        changes = dict(entries[:completed])
+        changes.update(map(planned_change, hunks[completed:]))
+        return PatchApplyUpdated(self.call_id, changes)

@@ -320,6 +320,13 @@ class StreamingPatchParser:
             raise self._error
         return self.snapshot()
 
+    @staticmethod
+    def completed_count(snapshot: Sequence[Hunk]) -> int:
+        """How many leading hunks of ``snapshot`` are complete (they will never change)."""
+        if isinstance(snapshot, HunkSnapshot):
+            return snapshot._count
+        return 0
+
     def snapshot(self) -> HunkSnapshot:
         """All hunks so far; the last one may still be growing."""
         if self._snapshot is not None:

@@ -19,8 +19,6 @@ import tracemalloc
 from collections.abc import Callable
 from functools import partial
 
-import pytest
-
 from applypatch_ext.core.errors import MatchFailure
 from applypatch_ext.core.explain import explain_match_failure
 from applypatch_ext.core.fs import MemoryFilesystem
@@ -178,12 +176,6 @@ def _preview(text: str, step: int | None) -> None:
     consumer.finish()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="preview.py: every sent PatchApplyUpdated rebuilds the planned changes of all hunks "
-    "(progress_diff per Update), and a steady stream sends one event per throttle interval, "
-    "so a streamed patch costs O(events x hunks), quadratic in its size",
-)
 def test_preview_is_linear_in_hunks_when_streamed_at_a_steady_rate() -> None:
     # 8x the input: the quadratic part then dominates clearly (linear ~8, quadratic ~64).
     assert_scales_linearly(lambda n: partial(_preview, updates(n), 64), 800, factor=8)
@@ -193,12 +185,6 @@ def test_preview_of_a_whole_patch_at_once_is_linear() -> None:
     assert_scales_linearly(lambda n: partial(_preview, updates(n), None), 5_000)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="explain.py: describing a failed chunk runs difflib.SequenceMatcher(autojunk=False) "
-    "on whole line pairs (_segments, _closest_single_line), quadratic in the line length: a "
-    "10 KB line took 13 s, a 40 KB line 227 s, in a verification that failed",
-)
 def test_explaining_a_failed_chunk_is_not_quadratic_in_line_length() -> None:
     def make(n: int) -> Callable[[], object]:
         lines = ["a" * n, "b" * n]

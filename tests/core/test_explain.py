@@ -1,0 +1,95 @@
+"""Explaining a match failure: the closest region, per-line passes, differing characters."""
+
+from __future__ import annotations
+
+import pytest
+
+from applypatch_ext.core.errors import ComputeReplacementsError, IoError, MatchFailure
+from applypatch_ext.core.explain import (
+    MAX_CHAR_DIFF,
+    explain_error,
+    explain_match_failure,
+    file_lines_for_matching,
+)
+from applypatch_ext.core.fs import MemoryFilesystem
+from applypatch_ext.core.parser import parse_patch
+from applypatch_ext.core.text import LineEndings
+from applypatch_ext.core.verify import verify_patch
+
+
+def failure(*expected: str, kind: str = "lines", start: int = 0) -> MatchFailure:
+    return MatchFailure("/w/f.py", kind, expected, start, False)
+
+
+def test_region_with_a_pass_per_line_and_marked_characters() -> None:
+    lines = ["def f():", "    x = \u201chi\u201d   ", "\treturn x", "end"]
+    explained = explain_match_failure(failure("def f():", '    x = "hi"', "    return y"), lines)
+    assert explained.region_start == 0
+    assert [p.match_pass for p in explained.pairs] == [0, 3, None]
+    assert explained.summary == (
+        "closest region starts at line 1: 2 of 3 lines match (1 exact, 1 punctuation); 1 differ"
+    )
+    quotes = explained.pairs[1]
+    assert [text for differs, text in quotes.actual_segments if differs] == ["\u201c", "\u201d   "]
+    assert explained.after == ("end",)
+    as_json = explained.to_json()
+    assert as_json["matched"] == 2 and as_json["pairs"][2]["pass_name"] is None
+
+
+def test_nearest_window_to_the_search_start_wins_a_tie() -> None:
+    lines = ["a", "x", "a", "y", "a", "z"]
+    assert explain_match_failure(failure("a", "b", start=4), lines).region_start == 4
+    assert explain_match_failure(failure("a", "b", start=1), lines).region_start == 0
+
+
+def test_nothing_close() -> None:
+    explained = explain_match_failure(failure("zzz", "qqq"), ["a", "b"])
+    assert explained.region_start is None
+    assert "none of the expected lines occurs" in explained.summary
+
+
+def test_single_context_line_found_by_similarity() -> None:
+    lines = ["class A:", "    def method_one(self):", "    def method_two(self):"]
+    explained = explain_match_failure(failure("def method_tow(self):", kind="context"), lines)
+    assert explained.region_start == 2
+    assert explained.pairs[0].match_pass is None
+
+
+def test_all_lines_match_but_not_from_the_search_start() -> None:
+    explained = explain_match_failure(failure("a", "b", start=2), ["a", "b", "c"])
+    assert explained.summary.startswith("all 2 lines match at line 1")
+
+
+def test_long_lines_are_compared_by_prefix_and_suffix() -> None:
+    long_a = "x" * MAX_CHAR_DIFF + "A" + "y" * 50
+    long_b = "x" * MAX_CHAR_DIFF + "BB" + "y" * 50
+    explained = explain_match_failure(failure(long_a), [long_b])
+    pair = explained.pairs[0]
+    assert pair.expected_segments == (
+        (False, "x" * MAX_CHAR_DIFF),
+        (True, "A"),
+        (False, "y" * 50),
+    )
+    assert [d for d, _ in pair.actual_segments] == [False, True, False]
+
+
+@pytest.mark.parametrize(
+    ("mode", "lines"),
+    [(LineEndings.PRESERVE, ["a", "b", "c"]), (LineEndings.LF, ["a\r", "b", "c"])],
+)
+def test_lines_as_the_matcher_sees_them(mode: LineEndings, lines: list[str]) -> None:
+    assert file_lines_for_matching("a\r\nb\nc", mode) == lines
+
+
+def test_explain_error_re_reads_the_file() -> None:
+    fs = MemoryFilesystem({"/w/f.py": "def f():\n    return  1\n"})
+    parsed = parse_patch(
+        "*** Begin Patch\n*** Update File: f.py\n@@\n def f():\n-    return 1\n+    return 2\n"
+        "*** End Patch"
+    )
+    with pytest.raises(ComputeReplacementsError) as info:
+        verify_patch(parsed, "/w", fs)
+    explained = explain_error(info.value, fs)
+    assert explained is not None
+    assert [p.match_pass for p in explained.pairs] == [0, None]
+    assert explain_error(IoError("Failed to write file /w/x"), fs) is None
