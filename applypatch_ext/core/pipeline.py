@@ -71,7 +71,13 @@ from .safety import (
     assess_patch_safety,
     writable_paths,
 )
-from .sandbox import SandboxDenied, SandboxedFilesystem, SandboxPolicy
+from .sandbox import (
+    NoFollowFilesystem,
+    SandboxDenied,
+    SandboxedFilesystem,
+    SandboxPolicy,
+    SymlinkRefused,
+)
 from .text import LineEndings, format_io_error
 from .transaction import JournalingFilesystem, RollbackError, Transaction
 from .turn_diff import TurnDiffTracker
@@ -248,6 +254,7 @@ class Turn:
         turn_id: str = "turn-1",
         pre_tool_use: PreToolUseHook | None = None,
         post_tool_use: PostToolUseHook | None = None,
+        session_approvals: set[tuple[str, str]] | None = None,
     ) -> None:
         if environments:
             self.environments = dict(environments)
@@ -262,7 +269,9 @@ class Turn:
         self.turn_id = turn_id
         self.recorder = EventRecorder(clock)
         self.tracker = TurnDiffTracker(self.environments, filesystem=self.fs)
-        self.session_approvals: set[tuple[str, str]] = set()
+        # (environment, path) pairs approved "for session"; pass the same set to every turn of
+        # a session so that they outlive the turn, as in Codex.
+        self.session_approvals = session_approvals if session_approvals is not None else set()
         self.pre_tool_use = pre_tool_use
         self.post_tool_use = post_tool_use
         self.calls: list[ApplyPatchCall] = []
@@ -563,7 +572,8 @@ class ApplyPatchCall:
 
         # 6. approval
         keys = [(environment, p) for p in writable_paths(action)]
-        if isinstance(safety, AskUser) and not all(k in turn.session_approvals for k in keys):
+        approved = isinstance(safety, AskUser) and all(k in turn.session_approvals for k in keys)
+        if isinstance(safety, AskUser) and not approved:
             self.stage = "waiting for approval"
             decision = yield self._request(environment, cwd, action, changes, retry=False)
             self._emit(ApplyPatchApprovalDecision(self.call_id, decision.value))
@@ -571,23 +581,38 @@ class ApplyPatchCall:
                 turn.session_approvals.update(keys)
             if not decision.approved:
                 return self._end(
-                    DECLINED, "", REJECTED_BY_USER, REJECTED_BY_USER, changes, environment
+                    DECLINED,
+                    "",
+                    REJECTED_BY_USER,
+                    REJECTED_BY_USER,
+                    changes,
+                    environment,
+                    error=REJECTED_BY_USER,
                 )
+            approved = True
 
-        # 7. attempts
+        # 7. attempts. An approval grants the approved paths to the sandboxed attempt (Codex
+        # requests them as extra permissions), so a patch approved for writing outside the
+        # writable roots is not denied there.
         self.stage = "applying"
         sandboxed = not options.sandbox.has_full_disk_write()
-        outcome = self._attempt(parsed, cwd, sandboxed=sandboxed)
+        grants = writable_paths(action) if approved else []
+        outcome = self._attempt(parsed, cwd, sandboxed=sandboxed, approved=grants)
         if (
             outcome.error is not None
             and sandboxed
             and _is_sandbox_denial(outcome.error)
             and options.approval_policy.may_ask_for_retry
         ):
-            self.stage = "waiting for approval"
-            decision = yield self._request(environment, cwd, action, changes, retry=True)
-            self._emit(ApplyPatchApprovalDecision(self.call_id, decision.value, retry=True))
-            if decision.approved:
+            # Denied anyway (a symlink leading out, a simulated denial): retry unsandboxed,
+            # asking first unless the user already approved this call (Codex does not ask twice).
+            retry = True
+            if not approved:
+                self.stage = "waiting for approval"
+                decision = yield self._request(environment, cwd, action, changes, retry=True)
+                self._emit(ApplyPatchApprovalDecision(self.call_id, decision.value, retry=True))
+                retry = decision.approved
+            if retry:
                 self.stage = "applying"
                 outcome = self._attempt(parsed, cwd, sandboxed=False)
 
@@ -639,7 +664,9 @@ class ApplyPatchCall:
         self._emit(request)
         return request
 
-    def _attempt(self, parsed: ParsedPatch, cwd: str, *, sandboxed: bool) -> ApplyOutcome:
+    def _attempt(
+        self, parsed: ParsedPatch, cwd: str, *, sandboxed: bool, approved: Sequence[str] = ()
+    ) -> ApplyOutcome:
         """Apply the whole canonical patch once; append its delta to the call's delta."""
         assert self._faulty is not None
         self._attempts += 1
@@ -649,7 +676,10 @@ class ApplyPatchCall:
             journal = JournalingFilesystem(base)
             base = journal
         if sandboxed:
-            base = SandboxedFilesystem(base, self.options.sandbox, cwd)
+            base = SandboxedFilesystem(base, self.options.sandbox, cwd, approved=approved)
+        elif not self.options.sandbox.has_full_disk_write():
+            # An escalated retry of a sandboxed call runs in no-follow mode (spec 5.6).
+            base = NoFollowFilesystem(base)
         self._faulty.begin_attempt(base, sandboxed=sandboxed)
         hunks = parse_patch(parsed.patch).hunks  # the runtime re-parses the canonical text
         try:
@@ -722,7 +752,7 @@ def _failure_detail(error: ApplyPatchError) -> str:
     """
     text = str(error)
     cause = getattr(error, "cause", None)
-    if isinstance(cause, SandboxDenied):
+    if isinstance(cause, SandboxDenied | SymlinkRefused):
         reason = str(cause)
     elif isinstance(cause, OSError):
         reason = format_io_error(cause)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import errno
 import os
 import posixpath
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
@@ -203,6 +203,11 @@ class SandboxDenied(PermissionError):
         return (SandboxDenied, (str(self.filename), self.reason, self.operation))
 
 
+def _ancestors(path: str) -> list[str]:
+    parts = path.split("/")
+    return ["/".join(parts[:i]) or "/" for i in range(1, len(parts))]
+
+
 class SandboxedFilesystem:
     """A :class:`~applypatch_ext.core.fs.Filesystem` view that confines writes to a policy.
 
@@ -222,15 +227,36 @@ class SandboxedFilesystem:
         cwd: str,
         *,
         canonical_path: Callable[[str], str] | None = None,
+        approved: Iterable[str] = (),
     ) -> None:
         self.inner = inner
         self.policy = policy
         self.cwd = normalize_path(cwd)
         self.denials: list[str] = []
         self._canonical = canonical_path if canonical_path is not None else canonicalizer(inner)
+        # Paths the user approved for this call (Codex requests them as extra permissions):
+        # writable wherever they are, and their missing parent directories may be created.
+        self.approved = frozenset(normalize_path(posixpath.join(self.cwd, p)) for p in approved)
+        self._approved_ancestors = frozenset(
+            ancestor for p in self.approved for ancestor in _ancestors(p)
+        )
+
+    def _granted(self, lexical: str, operation: str) -> bool:
+        """An approved path (or a parent directory to create for one), not redirected by a
+        symlink: the grant covers the path the user saw, not wherever a link leads."""
+        if lexical in self.approved:
+            granted = self.approved
+        elif operation == "creating directory" and lexical in self._approved_ancestors:
+            granted = self._approved_ancestors
+        else:
+            return False
+        canonical = self._canonical
+        return canonical is None or canonical(lexical) in granted or canonical(lexical) == lexical
 
     def _check(self, path: str, operation: str, *, follow_leaf: bool = True) -> None:
         lexical = normalize_path(posixpath.join(self.cwd, path))
+        if self._granted(lexical, operation):
+            return
         roots = self.policy.writable_roots_with_carve_outs(self.cwd)
         reason = denial_reason(lexical, roots)
         canonical = self._canonical
@@ -271,6 +297,61 @@ class SandboxedFilesystem:
 
     def remove_dir(self, path: str) -> None:
         self._check(path, "removing directory", follow_leaf=False)
+        self.inner.remove_dir(path)
+
+    def metadata(self, path: str, *, follow_symlinks: bool = True) -> FileMetadata:
+        return self.inner.metadata(path, follow_symlinks=follow_symlinks)
+
+
+class SymlinkRefused(PermissionError):
+    """No-follow mode refused a path with a symlink in one of its components (spec 5.6)."""
+
+    def __init__(self, path: str, link: str) -> None:
+        self.message = f"no-follow mode: {path} goes through the symlink {link}"
+        super().__init__(errno.ELOOP, self.message, path)
+        self.link = link
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __reduce__(self) -> tuple[type[SymlinkRefused], tuple[str, str]]:
+        return (SymlinkRefused, (str(self.filename), self.link))
+
+
+class NoFollowFilesystem:
+    """The unsandboxed retry's view (spec 5.6): a change to a path whose leaf or any ancestor
+    is a symlink fails before anything is written, so an escalated attempt cannot be led
+    outside the paths it was approved for. Reads and metadata pass through."""
+
+    def __init__(self, inner: Filesystem) -> None:
+        self.inner = inner
+
+    def _check(self, path: str) -> None:
+        for candidate in [*_ancestors(normalize_path(path))[1:], normalize_path(path)]:
+            try:
+                kind = self.inner.metadata(candidate, follow_symlinks=False).kind
+            except OSError:
+                return  # the rest does not exist yet: nothing to follow
+            if kind == "symlink":
+                raise SymlinkRefused(path, candidate)
+
+    def read_bytes(self, path: str) -> bytes:
+        return self.inner.read_bytes(path)
+
+    def write_bytes(self, path: str, data: bytes) -> None:
+        self._check(path)
+        self.inner.write_bytes(path, data)
+
+    def create_dirs(self, path: str) -> None:
+        self._check(path)
+        self.inner.create_dirs(path)
+
+    def remove_file(self, path: str, *, move_source: bool = False) -> None:
+        self._check(path)
+        self.inner.remove_file(path, move_source=move_source)
+
+    def remove_dir(self, path: str) -> None:
+        self._check(path)
         self.inner.remove_dir(path)
 
     def metadata(self, path: str, *, follow_symlinks: bool = True) -> FileMetadata:

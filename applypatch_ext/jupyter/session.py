@@ -349,11 +349,13 @@ class ApplyPatchSession:
 
     def __init__(self) -> None:
         self.turn: Turn | None = None
+        # "Approve for session" answers, kept across turns as Codex keeps them for its session.
+        self.approvals: set[tuple[str, str]] = set()
 
     def turn_for(self, cwd: str, options: PipelineOptions | None = None) -> Turn:
         cwd = os.path.abspath(cwd)
         if self.turn is None or self.turn.cwd != cwd:
-            self.turn = Turn(cwd, options=options)
+            self.turn = Turn(cwd, options=options, session_approvals=self.approvals)
         return self.turn
 
     def new_turn(self) -> None:

@@ -178,40 +178,74 @@ def test_awaiting_approval_then_resume() -> None:
     assert fs.read_bytes("/outside.txt") == b"x\n"
 
 
+def test_approved_write_outside_the_roots_runs_in_the_sandbox_with_a_grant() -> None:
+    turn, fs = make_turn()
+    result = turn.run(patch("*** Add File: ../outside.txt\n+out"), Decision.APPROVE)
+    assert result.status == COMPLETED
+    assert types(result).count("apply_patch_approval_request") == 1
+    assert result.attempts == 1
+    assert result.delta == AppliedPatchDelta((AppliedAdd("/outside.txt", "out\n"),))
+    assert types(result)[-1] == "turn_diff"
+    assert fs.read_bytes("/outside.txt") == b"out\n"
+
+
 @pytest.mark.parametrize("retry", ["approve", "decline"])
 def test_sandbox_denial_and_retry(retry: str) -> None:
-    turn, fs = make_turn({"keep.txt": "k\n"})
-    answers = iter(["approve", retry])
+    # Auto-approved (inside the root), but the sandbox denies keep.txt (eperm: a simulated
+    # denial, as for a symlink leading out): the user is asked whether to retry unsandboxed.
+    turn, fs = make_turn({"keep.txt": "k\n"}, faults=("eperm:keep.txt",))
+    answers = iter([retry])
     result = turn.run(
-        patch("*** Add File: inside.txt\n+in\n*** Add File: ../outside.txt\n+out"),
+        patch("*** Add File: inside.txt\n+in\n*** Update File: keep.txt\n@@\n-k\n+K"),
         lambda request: next(answers),
     )
     kinds = types(result)
-    assert kinds.count("apply_patch_approval_request") == 2
     requests = [e.event for e in result.events if e.event.type == "apply_patch_approval_request"]
-    assert [r.retry for r in requests] == [False, True]  # type: ignore[union-attr]
+    assert [r.retry for r in requests] == [True]  # type: ignore[union-attr]
     if retry == "approve":
         assert result.status == COMPLETED
         assert result.attempts == 2
-        assert fs.read_bytes("/outside.txt") == b"out\n"
+        assert files(fs) == {"inside.txt": b"in\n", "keep.txt": b"K\n"}
         # both attempts are in the delta: the first wrote inside.txt before the denial
         assert [c.path for c in result.delta.changes] == [
             f"{ROOT}/inside.txt",
             f"{ROOT}/inside.txt",
-            "/outside.txt",
+            f"{ROOT}/keep.txt",
         ]
     else:
         assert result.status == FAILED
         assert result.attempts == 1
-        assert "/outside.txt" not in fs.tree()
+        assert files(fs) == {"inside.txt": b"in\n", "keep.txt": b"k\n"}
         assert result.delta.changes == (AppliedAdd(f"{ROOT}/inside.txt", "in\n"),)
-        assert result.stderr == "Failed to write file /outside.txt\n"
+        assert result.stderr == f"Failed to write file {ROOT}/keep.txt\n"
     # A denied write counts as a failed write (spec 5.4): the delta is inexact, so the tracker is
     # invalidated and no TurnDiff follows the end event.
     assert not result.delta.exact
     assert kinds[-1] == "patch_apply_end"
     assert result.turn_diff is None
-    assert files(fs)["inside.txt"] == b"in\n"
+
+
+def test_an_approved_call_is_retried_without_asking_twice() -> None:
+    turn, fs = make_turn(
+        {"keep.txt": "k\n"}, approval_policy=ApprovalPolicy("untrusted"), faults=("eperm:keep.txt",)
+    )
+    result = turn.run(patch("*** Update File: keep.txt\n@@\n-k\n+K"), Decision.APPROVE)
+    assert result.status == COMPLETED
+    assert types(result).count("apply_patch_approval_request") == 1
+    assert result.attempts == 2
+    assert files(fs) == {"keep.txt": b"K\n"}
+
+
+def test_session_approvals_can_outlive_a_turn() -> None:
+    approvals: set[tuple[str, str]] = set()
+    fs = MemoryFilesystem()
+    fs.create_dirs(ROOT)
+    options = PipelineOptions(sandbox=WORKSPACE, approval_policy=ApprovalPolicy("untrusted"))
+    first = Turn(ROOT, options=options, filesystem=fs, session_approvals=approvals)
+    assert first.run(patch("*** Add File: a.txt\n+1"), "approve-for-session").ok
+    second = Turn(ROOT, options=options, filesystem=fs, session_approvals=approvals)
+    result = second.run(patch("*** Add File: a.txt\n+2"), "decline")
+    assert result.ok and "apply_patch_approval_request" not in types(result)
 
 
 def test_never_policy_does_not_retry_a_denial() -> None:

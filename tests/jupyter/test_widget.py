@@ -237,15 +237,22 @@ def test_approve_for_session_covers_later_calls(run_magic: Magic, tmp_path: Path
 
 
 def test_sandbox_denial_asks_again_for_a_retry(run_magic: Magic, tmp_path: Path) -> None:
-    run = run_magic("--sandbox read-only --stream-chunk 0", ADD_ONE)
+    # auto-approved, but the (simulated) sandbox denies the write: a question for a retry
+    run = run_magic("--fault eperm:approved.txt --stream-chunk 0", ADD_ONE)
     widget = run.widget
-    assert widget.status == "awaiting-approval" and widget.approval["retry"] is False
-    widget.approve("approve")
-    # the sandboxed attempt was denied: a second question, for an unsandboxed retry
     assert widget.status == "awaiting-approval"
     assert widget.approval["retry"] is True
     assert widget.approval["reason"] == RETRY_REASON
     assert not (tmp_path / "approved.txt").exists()
+    widget.approve("approve")
+    assert widget.status == "completed"
+    assert (tmp_path / "approved.txt").read_text() == "yes\n"
+
+
+def test_an_approval_outside_the_roots_is_asked_once(run_magic: Magic, tmp_path: Path) -> None:
+    run = run_magic("--sandbox read-only --stream-chunk 0", ADD_ONE)
+    widget = run.widget
+    assert widget.status == "awaiting-approval" and widget.approval["retry"] is False
     widget.approve("approve")
     assert widget.status == "completed"
     assert (tmp_path / "approved.txt").read_text() == "yes\n"

@@ -28,6 +28,7 @@ from applypatch_ext.core.events import ApplyPatchApprovalRequest
 from applypatch_ext.core.fs import Filesystem, LocalFilesystem, MemoryFilesystem
 from applypatch_ext.core.pipeline import (
     COMPLETED,
+    DECLINED,
     ERROR,
     FAILED,
     REJECTED,
@@ -183,18 +184,21 @@ HOSTILE = {
 PROFILES = [PermissionProfile.WORKSPACE_WRITE, PermissionProfile.READ_ONLY]
 
 
-def approve_but_decline_escalation(request: ApplyPatchApprovalRequest) -> Decision:
-    return Decision.DECLINE if request.retry else Decision.APPROVE
+def decline_everything(request: ApplyPatchApprovalRequest) -> Decision:
+    """The user approves nothing: neither a write outside the roots nor a retry unsandboxed."""
+    return Decision.DECLINE
 
 
 def check_refused(env: Env, name: str, result: CallResult, profile: PermissionProfile) -> None:
     """The status and the message fit the case; nothing was written where it may not be."""
     FIGURES["hostile patches run"] += 1
     hostile = HOSTILE[name]
-    assert result.status in (REJECTED, ERROR, FAILED), (result.status, result.output)
+    assert result.status in (REJECTED, ERROR, FAILED, DECLINED), (result.status, result.output)
     message = result.error or ""
     assert message, result
-    if result.status == REJECTED:
+    if result.status == DECLINED:
+        assert result.output == "patch rejected by user"
+    elif result.status == REJECTED:
         reason = (
             PATCH_REJECTED_READ_ONLY_REASON
             if profile is PermissionProfile.READ_ONLY
@@ -226,7 +230,7 @@ def test_hostile_patch_writes_nothing_outside(
     outside_before = env.tree(env.outside)
     for policy, approver in (
         ("never", Decision.APPROVE),
-        ("on-request", approve_but_decline_escalation),
+        ("on-request", decline_everything),
     ):
         result = env.run(body, profile, approver, policy=policy, duplicates=duplicates)
         check_refused(env, name, result, profile)
@@ -274,14 +278,24 @@ def test_messages_name_the_rule_and_the_resolved_path(env: Env) -> None:
     result = env.run(
         HOSTILE["carve-out-git-hook"].body,
         PermissionProfile.WORKSPACE_WRITE,
-        approve_but_decline_escalation,
+        decline_everything,
     )
-    hook = f"{env.root}/.git/hooks/pre-commit"
+    assert result.status == DECLINED
+    assert result.error == "patch rejected by user"
+
+
+def test_an_approval_grants_the_shown_path_not_where_a_symlink_leads(env: Env) -> None:
+    """Read-only: every write asks. Approving ``link_file.txt`` (a link to a file outside)
+    grants that path, but the sandbox resolves the link and denies; the escalated retry runs in
+    no-follow mode (spec 5.6) and refuses the link too. Nothing outside changes."""
+    outside_before = env.tree(env.outside)
+    result = env.run(HOSTILE["link-file-update"].body, PermissionProfile.READ_ONLY, "approve")
     assert result.status == FAILED
-    assert result.error == (
-        f"Failed to write file {hook} (sandbox: writing {hook} is not permitted: inside the "
-        f"read-only path {env.root}/.git)"
-    )
+    assert result.attempts == 2
+    assert "no-follow mode" in (result.error or "")
+    assert env.tree(env.outside) == outside_before
+    hook = env.run(HOSTILE["carve-out-git-hook"].body, PermissionProfile.WORKSPACE_WRITE, "approve")
+    assert hook.status == COMPLETED  # the user approved exactly that path
 
 
 def test_removing_a_symlink_that_points_outside_only_removes_the_link(env: Env) -> None:
@@ -312,7 +326,7 @@ def test_unconfined_profiles_keep_the_reference_behaviour(
     assert outside["moved.txt"] == b"b\n"
 
 
-def test_an_approved_escalation_retries_without_the_sandbox(env: Env) -> None:
+def test_an_approved_escalation_retries_in_no_follow_mode(env: Env) -> None:
     requests: list[ApplyPatchApprovalRequest] = []
 
     def approve_everything(request: ApplyPatchApprovalRequest) -> Decision:
@@ -322,9 +336,12 @@ def test_an_approved_escalation_retries_without_the_sandbox(env: Env) -> None:
     result = env.run(
         HOSTILE["link-dir-add"].body, PermissionProfile.WORKSPACE_WRITE, approve_everything
     )
-    assert result.status == COMPLETED
-    assert [r.retry for r in requests] == [True]  # auto-approved, then the escalation asked
-    assert env.tree(env.outside)["evil.txt"] == b"evil\n"
+    # auto-approved (inside lexically), denied by the sandbox (the link leads out), the
+    # escalation asked and approved: the unsandboxed retry still refuses the link (spec 5.6)
+    assert [r.retry for r in requests] == [True]
+    assert result.status == FAILED
+    assert "no-follow mode" in (result.error or "")
+    assert "evil.txt" not in env.tree(env.outside)
 
 
 def test_a_hard_link_to_a_file_outside_is_written_through(tmp_path: Path) -> None:
