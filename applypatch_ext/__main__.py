@@ -13,10 +13,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .core.faults import FaultSpecError, parse_fault
 from .core.pipeline import Decision, PipelineOptions, Turn
-from .core.safety import ApprovalPolicy
-from .core.sandbox import PermissionProfile, SandboxPolicy
+from .core.sandbox import PermissionProfile
 from .core.text import LineEndings
 from .core.transaction import Transaction
 from .core.verify import DuplicatePaths
@@ -134,25 +132,20 @@ def run_turn(args: argparse.Namespace) -> int:
                 f"error: working directory of {name or 'the turn'} not found: {directory}"
             )
     try:
-        policy = ApprovalPolicy.parse(args.approval_policy)
-        for spec in args.fault:
-            parse_fault(spec, cwd)
-    except (ValueError, FaultSpecError) as exc:
+        options = PipelineOptions.from_strings(
+            cwd,
+            approval_policy=args.approval_policy,
+            sandbox=args.sandbox,
+            writable_roots=args.writable_root,
+            exclude_tmp=args.exclude_tmp,
+            line_endings=args.line_endings,
+            duplicates=args.duplicates,
+            transaction=args.transaction,
+            throttle_ms=args.throttle_ms,
+            faults=args.fault,
+        )
+    except ValueError as exc:
         raise SystemExit(f"error: {exc}") from exc
-    options = PipelineOptions(
-        approval_policy=policy,
-        sandbox=SandboxPolicy.from_environment(
-            args.sandbox,
-            writable_roots=[os.path.abspath(r) for r in args.writable_root],
-            include_tmp=not args.exclude_tmp,
-            include_tmpdir_env=not args.exclude_tmp,
-        ),
-        line_endings=LineEndings(args.line_endings),
-        duplicates=DuplicatePaths(args.duplicates),
-        transaction=Transaction(args.transaction),
-        throttle=args.throttle_ms / 1000,
-        faults=tuple(args.fault),
-    )
     turn = Turn(environments=environments, options=options)
     turn.recorder.subscribe(lambda recorded: _print(recorded.to_json()))
     all_completed = True

@@ -26,10 +26,11 @@ post-tool-use hook may replace the output but never undoes writes.
 from __future__ import annotations
 
 import itertools
+import os
 import time
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from enum import StrEnum
+from enum import Enum, StrEnum
 from typing import Any, Final, TypeAlias
 
 from .apply import ApplyOutcome, apply_hunks
@@ -51,7 +52,7 @@ from .events import (
     changes_to_json,
 )
 from .explain import MatchExplanation, explain_error
-from .faults import CancellationToken, Fault, FaultyFilesystem, parse_fault
+from .faults import CancellationToken, Fault, FaultSpecError, FaultyFilesystem, parse_fault
 from .fs import Filesystem, LocalFilesystem, resolve_path
 from .invocation import (
     ApplyPatchInvocation,
@@ -73,6 +74,7 @@ from .safety import (
 )
 from .sandbox import (
     NoFollowFilesystem,
+    PermissionProfile,
     SandboxDenied,
     SandboxedFilesystem,
     SandboxPolicy,
@@ -170,6 +172,61 @@ class PipelineOptions:
 
     def with_(self, **changes: Any) -> PipelineOptions:
         return replace(self, **changes)
+
+    @classmethod
+    def from_strings(
+        cls,
+        cwd: str,
+        *,
+        approval_policy: str = "on-request",
+        sandbox: str = "workspace-write",
+        writable_roots: Sequence[str] = (),
+        exclude_tmp: bool = False,
+        line_endings: str = "preserve",
+        duplicates: str = "reject",
+        transaction: str = "none",
+        throttle_ms: int = 500,
+        faults: Sequence[str] = (),
+    ) -> PipelineOptions:
+        """Options from the texts a user types (the magic's and the ``turn`` command's options).
+
+        Relative writable roots and fault paths are resolved against ``cwd``. Raises
+        ``ValueError`` whose message starts with the option's name and says what is valid.
+        """
+
+        def choice(name: str, value: str, enum: type[Enum]) -> Any:
+            try:
+                return enum(value)
+            except ValueError:
+                valid = ", ".join(str(member.value) for member in enum)
+                raise ValueError(f"--{name} must be one of {valid}, got {value!r}") from None
+
+        try:
+            policy = ApprovalPolicy.parse(approval_policy)
+        except ValueError as exc:
+            raise ValueError(f"--approval-policy: {exc}") from None
+        for spec in faults:
+            try:
+                parse_fault(spec, cwd)
+            except FaultSpecError as exc:
+                raise ValueError(f"--fault: {exc}") from None
+        if throttle_ms < 0:
+            raise ValueError("--throttle-ms must be 0 or more")
+        roots = [resolve_path(cwd, os.path.expanduser(root)) for root in writable_roots]
+        return cls(
+            approval_policy=policy,
+            sandbox=SandboxPolicy.from_environment(
+                choice("sandbox", sandbox, PermissionProfile),
+                writable_roots=roots,
+                include_tmp=not exclude_tmp,
+                include_tmpdir_env=not exclude_tmp,
+            ),
+            line_endings=choice("line-endings", line_endings, LineEndings),
+            duplicates=choice("duplicates", duplicates, DuplicatePaths),
+            transaction=choice("transaction", transaction, Transaction),
+            throttle=throttle_ms / 1000,
+            faults=tuple(faults),
+        )
 
 
 def format_wall_time(seconds: float) -> str:

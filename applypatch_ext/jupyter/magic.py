@@ -17,10 +17,8 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import display
 
-from ..core.faults import FaultSpecError, parse_fault
 from ..core.pipeline import Decision, PipelineOptions
-from ..core.safety import ApprovalPolicy
-from ..core.sandbox import PermissionProfile, SandboxPolicy
+from ..core.sandbox import PermissionProfile
 from ..core.text import LineEndings
 from ..core.transaction import Transaction
 from ..core.verify import DuplicatePaths
@@ -46,49 +44,20 @@ TURN_DIFF_INVALIDATED = (
 
 def _options(args: Any, cwd: str) -> PipelineOptions:
     try:
-        policy = ApprovalPolicy.parse(args.approval_policy)
+        return PipelineOptions.from_strings(
+            cwd,
+            approval_policy=args.approval_policy,
+            sandbox=args.sandbox,
+            writable_roots=args.writable_root or (),
+            exclude_tmp=args.exclude_tmp,
+            line_endings=args.line_endings,
+            duplicates=args.duplicates,
+            transaction=args.transaction,
+            throttle_ms=args.throttle_ms,
+            faults=args.fault or (),
+        )
     except ValueError as exc:
-        raise UsageError(f"--approval-policy: {exc}") from None
-    try:
-        profile = PermissionProfile(args.sandbox)
-    except ValueError:
-        choices = ", ".join(p.value for p in PermissionProfile)
-        raise UsageError(f"--sandbox must be one of {choices}, got {args.sandbox!r}") from None
-    roots = []
-    for root in args.writable_root or []:
-        path = os.path.abspath(os.path.join(cwd, os.path.expanduser(root)))
-        roots.append(path)
-    for name, value, enum in (
-        ("--line-endings", args.line_endings, LineEndings),
-        ("--duplicates", args.duplicates, DuplicatePaths),
-        ("--transaction", args.transaction, Transaction),
-    ):
-        try:
-            enum(value)
-        except ValueError:
-            choices = ", ".join(m.value for m in enum)
-            raise UsageError(f"{name} must be one of {choices}, got {value!r}") from None
-    for spec in args.fault or []:
-        try:
-            parse_fault(spec, cwd)
-        except FaultSpecError as exc:
-            raise UsageError(f"--fault: {exc}") from None
-    if args.throttle_ms < 0:
-        raise UsageError("--throttle-ms must be 0 or more")
-    return PipelineOptions(
-        approval_policy=policy,
-        sandbox=SandboxPolicy.from_environment(
-            profile,
-            writable_roots=roots,
-            include_tmp=not args.exclude_tmp,
-            include_tmpdir_env=not args.exclude_tmp,
-        ),
-        line_endings=LineEndings(args.line_endings),
-        duplicates=DuplicatePaths(args.duplicates),
-        transaction=Transaction(args.transaction),
-        throttle=args.throttle_ms / 1000,
-        faults=tuple(args.fault or ()),
-    )
+        raise UsageError(str(exc)) from None
 
 
 def _display_text(markdown: str) -> None:

@@ -423,3 +423,44 @@ def test_net_zero_patch_emits_an_empty_turn_diff() -> None:
 )
 def test_wall_time_is_formatted_like_rust(seconds: float, text: str) -> None:
     assert format_wall_time(seconds) == text
+
+
+def test_options_from_strings() -> None:
+    options = PipelineOptions.from_strings(
+        "/w",
+        approval_policy="granular:no-sandbox-approval",
+        sandbox="read-only",
+        writable_roots=["extra", "/abs"],
+        exclude_tmp=True,
+        line_endings="lf",
+        duplicates="fold",
+        transaction="atomic",
+        throttle_ms=0,
+        faults=["write:1"],
+    )
+    assert options.approval_policy == ApprovalPolicy("granular", sandbox_approval=False)
+    assert options.sandbox.profile is PermissionProfile.READ_ONLY
+    assert options.sandbox.writable_roots == ("/w/extra", "/abs")
+    assert not options.sandbox.include_tmp and not options.sandbox.include_tmpdir_env
+    assert (options.line_endings, options.duplicates, options.transaction) == (
+        "lf",
+        "fold",
+        "atomic",
+    )
+    assert options.throttle == 0 and options.faults == ("write:1",)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("sandbox", "open", "--sandbox must be one of danger-full-access, external, "),
+        ("line_endings", "crlf", "--line-endings must be one of preserve, lf, got 'crlf'"),
+        ("approval_policy", "sometimes", "--approval-policy: unknown approval policy"),
+        ("faults", ["boom:1"], "--fault: unknown fault kind 'boom'"),
+        ("throttle_ms", -1, "--throttle-ms must be 0 or more"),
+    ],
+)
+def test_options_from_strings_errors(field: str, value: object, message: str) -> None:
+    with pytest.raises(ValueError) as info:
+        PipelineOptions.from_strings("/w", **{field: value})  # type: ignore[arg-type]
+    assert str(info.value).startswith(message)
