@@ -508,6 +508,14 @@ class ApplyPatchCall:
 
     # -- the pipeline ---------------------------------------------------------------------------
 
+    def abandon(self, reason: str) -> CallResult:
+        """Cancel a call whose input never completed: nothing runs, nothing is written."""
+        if self._steps is not None:
+            raise RuntimeError("the call has already run")
+        self._input_done = True
+        self.result = self._result(CANCELLED, reason, error=reason)
+        return self.result
+
     def dry_run(self) -> CallResult:
         """Parse, verify and assess safety; write nothing (status ``dry-run`` or an error)."""
         self.finish_input()

@@ -25,7 +25,6 @@ from typing import Any, Final
 from ..core.faults import CancellationToken
 from ..core.pipeline import (
     AWAITING_APPROVAL,
-    CANCELLED,
     ApplyPatchCall,
     CallResult,
     Decision,
@@ -404,21 +403,9 @@ def run_streamed(
             if delay > 0:
                 time.sleep(delay)
         if token.cancelled and view.call.result is None:
-            view.call.finish_input()
-            return view._publish(_cancelled_before_run(view.call))
+            reason = "cancelled while the patch was streaming: nothing was run"
+            return view._publish(view.call.abandon(reason))
         return view.run(approver, dry_run=dry_run)
-
-
-def _cancelled_before_run(call: ApplyPatchCall) -> CallResult:
-    return CallResult(
-        call_id=call.call_id,
-        status=CANCELLED,
-        stage="streaming",
-        output="cancelled while the patch was streaming: nothing was run",
-        events=tuple(call.turn.recorder.events[call._first_event :]),
-        turn_diff=call.turn.tracker.get_unified_diff(),
-        cwd=call.turn.cwd,
-    )
 
 
 def stream_patch(
