@@ -235,7 +235,7 @@ class ApplyPatchMagics(Magics):
             approver=approver,
             dry_run=args.dry_run,
         )
-        if args.dry_run and result.status == "error" and call._parsed is None:
+        if args.dry_run and result.status == "error" and result.raw.parsed is None:
             raise UsageError(f"%%apply_patch --dry-run: {result.error}")
         if args.result and self.shell is not None:
             self.shell.user_ns[args.result] = result
