@@ -24,39 +24,19 @@ from applypatch_ext.core.model import (
 from applypatch_ext.core.parser import canonical_patch_lines, parse_patch
 
 from ..scenarios import REFERENCE_SCENARIOS
-
-CONFORMANCE_DIR = REFERENCE_SCENARIOS
-
-BEGIN = "*** Begin Patch"
-END = "*** End Patch"
-
-FIRST_LINE = "The first line of the patch must be '*** Begin Patch'"
-LAST_LINE = "The last line of the patch must be '*** End Patch'"
-EMPTY_ENV = "apply_patch environment_id cannot be empty"
-DUPLICATE_ENV = "apply_patch environment_id cannot be specified more than once"
-NO_LINES = "Update hunk does not contain any lines"
-
-
-def not_a_header(line: str) -> str:
-    return (
-        f"'{line}' is not a valid hunk header. Valid hunk headers: "
-        "'*** Add File: {path}', '*** Delete File: {path}', '*** Update File: {path}'"
-    )
-
-
-def empty_update(path: str) -> str:
-    return f"Update file hunk for path '{path}' is empty"
-
-
-def unexpected(line: str) -> str:
-    return (
-        f"Unexpected line found in update hunk: '{line}'. Every line should start with "
-        "' ' (context line), '+' (added line), or '-' (removed line)"
-    )
-
-
-def expected_marker(line: str) -> str:
-    return f"Expected update hunk to start with a @@ context marker, got: '{line}'"
+from .spec_texts import (
+    BEGIN,
+    DUPLICATE_ENV,
+    EMPTY_ENV,
+    END,
+    FIRST_LINE,
+    LAST_LINE,
+    NO_LINES,
+    empty_update,
+    expected_marker,
+    not_a_header,
+    unexpected,
+)
 
 
 def patch(*body: str) -> str:
@@ -994,7 +974,7 @@ CONFORMANCE_PARSE_ERRORS = {
     "013_rejects_invalid_hunk_header": (not_a_header("*** Frobnicate File: foo"), 2),
 }
 
-CONFORMANCE_PATCHES = sorted(CONFORMANCE_DIR.glob("*/patch.txt"))
+CONFORMANCE_PATCHES = sorted(REFERENCE_SCENARIOS.glob("*/patch.txt"))
 
 
 def test_conformance_scenarios_present() -> None:

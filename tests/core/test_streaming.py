@@ -26,32 +26,18 @@ from applypatch_ext.core.model import (
 from applypatch_ext.core.parser import canonical_patch_lines, parse_patch
 from applypatch_ext.core.streaming import HunkSnapshot, StreamingPatchParser
 
-BEGIN = "*** Begin Patch"
-END = "*** End Patch"
-
-FIRST_LINE = "The first line of the patch must be '*** Begin Patch'"
-LAST_LINE = "The last line of the patch must be '*** End Patch'"
-EMPTY_ENV = "apply_patch environment_id cannot be empty"
-DUPLICATE_ENV = "apply_patch environment_id cannot be specified more than once"
-NO_LINES = "Update hunk does not contain any lines"
-
-
-def not_a_header(line: str) -> str:
-    return (
-        f"'{line}' is not a valid hunk header. Valid hunk headers: "
-        "'*** Add File: {path}', '*** Delete File: {path}', '*** Update File: {path}'"
-    )
-
-
-def unexpected(line: str) -> str:
-    return (
-        f"Unexpected line found in update hunk: '{line}'. Every line should start with "
-        "' ' (context line), '+' (added line), or '-' (removed line)"
-    )
-
-
-def expected_marker(line: str) -> str:
-    return f"Expected update hunk to start with a @@ context marker, got: '{line}'"
+from .spec_texts import (
+    BEGIN,
+    DUPLICATE_ENV,
+    EMPTY_ENV,
+    END,
+    FIRST_LINE,
+    LAST_LINE,
+    NO_LINES,
+    expected_marker,
+    not_a_header,
+    unexpected,
+)
 
 
 def patch(*body: str) -> str:
