@@ -15,7 +15,7 @@ from itertools import chain
 
 from .errors import ComputeReplacementsError, MatchFailure
 from .model import UpdateFileChunk
-from .seek import Haystack, seek_sequence
+from .seek import Haystack, PatternBatch, seek_sequence
 from .text import LineEndings, split_terminated_lines
 
 Replacement = tuple[int, int, Sequence[str]]
@@ -27,16 +27,19 @@ def compute_replacements(
     chunks: Sequence[UpdateFileChunk],
     *,
     legacy: bool,
+    joined: str | None = None,
 ) -> list[Replacement]:
     """Locate every chunk in order and return ``(start, old_len, new_lines)``, sorted by start.
 
-    Raises :class:`ComputeReplacementsError` with the reference's text when a chunk's context or
-    lines cannot be found.
+    ``joined``, if the caller has it, is ``lines`` joined by LF (a final LF allowed). Raises
+    :class:`ComputeReplacementsError` with the reference's text when a chunk's context or lines
+    cannot be found.
     """
-    hay = Haystack(lines)
+    hay = Haystack(lines, joined)
+    patterns = PatternBatch([chunk.old_lines for chunk in chunks])
     replacements: list[Replacement] = []
     line_index = 0
-    for chunk in chunks:
+    for index, chunk in enumerate(chunks):
         if chunk.change_context is not None:
             found = seek_sequence(hay, [chunk.change_context], line_index, False, legacy=legacy)
             if found is None:
@@ -54,20 +57,20 @@ def compute_replacements(
             replacements.append((at, 0, new))
             continue
 
-        pattern: Sequence[str] = old
-        found = seek_sequence(hay, pattern, line_index, chunk.is_end_of_file, legacy=legacy)
+        p = len(old)
+        eof = chunk.is_end_of_file
+        found = seek_sequence(hay, patterns.pattern(index), line_index, eof, legacy=legacy)
         if found is None and old[-1] == "":
-            pattern = old[:-1]
+            p -= 1
             if new and new[-1] == "":
                 new = new[:-1]
-            found = seek_sequence(hay, pattern, line_index, chunk.is_end_of_file, legacy=legacy)
+            found = seek_sequence(hay, patterns.pattern(index, p), line_index, eof, legacy=legacy)
         if found is None:
             raise ComputeReplacementsError(
                 f"Failed to find expected lines in {path}:\n" + "\n".join(old),
                 MatchFailure(path, "lines", tuple(old), line_index, chunk.is_end_of_file),
             )
         start = found[0]
-        p = len(pattern)
         if legacy:
             replacements.append((start, p, new))
         else:
@@ -112,7 +115,7 @@ def _derive_lf(original: str, path: str, chunks: Sequence[UpdateFileChunk]) -> s
     lines = original.split("\n")
     if lines[-1] == "":
         lines.pop()
-    replacements = compute_replacements(lines, path, chunks, legacy=True)
+    replacements = compute_replacements(lines, path, chunks, legacy=True, joined=original)
     for start, old_len, new in reversed(replacements):
         lines[start : start + old_len] = new
     if not lines or lines[-1] != "":
@@ -126,7 +129,8 @@ def _derive_preserve(original: str, path: str, chunks: Sequence[UpdateFileChunk]
     if terminators and not terminators[-1]:
         # Every line ends with a terminator, also a formerly last line that moves inward.
         terminators[-1] = preferred
-    replacements = compute_replacements(lines, path, chunks, legacy=False)
+    joined = original if "\r" not in original else None  # then split on LF alone
+    replacements = compute_replacements(lines, path, chunks, legacy=False, joined=joined)
     # With one terminator throughout (the common case), a run of untouched lines is copied with
     # one C-level join; otherwise lines and terminators are interleaved at C level.
     uniform = preferred if terminators.count(preferred) == len(terminators) else None

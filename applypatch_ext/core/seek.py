@@ -11,7 +11,7 @@ This module only searches; it decides nothing about what is replaced.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from itertools import repeat
+from itertools import accumulate, chain, repeat
 from typing import Final
 
 from .text import RUST_WHITESPACE
@@ -71,89 +71,237 @@ NORMALISERS: Final[tuple[Callable[[str], str] | None, ...]] = (
     _punctuation,
 )
 
+#: What ``str.isspace`` counts as whitespace and Rust's ``char::is_whitespace`` does not. The
+#: argument-less ``str.strip`` family, which is faster, trims exactly like Rust on a text
+#: without these characters.
+_PYTHON_ONLY_WHITESPACE: Final = "\x1c\x1d\x1e\x1f"
 
-class Haystack:
-    """A file's lines plus their normalised forms, computed on first need.
 
-    Two facts keep the fuzzy passes cheap. Each pass's normal form is computed for the whole
-    file at once with C-level maps, and only when an earlier pass has failed. And equality under
-    one pass implies equality under every later one (``a == b`` implies ``rstrip(a) ==
-    rstrip(b)``, which implies equal ``strip``, which implies equal punctuation forms), so once a
-    pass has failed somewhere, the set of the file's lines in that form can reject a later
-    chunk's search in that pass, and in every earlier pass, without scanning the file.
+class _Forms:
+    """Lines and their forms in passes 2-4, each form computed for all lines at once, on need.
+
+    ``joined``, if the caller has it, is the lines joined by LF (a final LF allowed): it answers
+    "ASCII?" and "trimmable like Python?" and gives pass 4 its text without a join.
     """
 
-    __slots__ = ("_ascii", "_normalised", "_present", "lines")
+    __slots__ = ("_ascii", "_forms", "_joined", "_python_trim", "_shape", "lines")
 
-    def __init__(self, lines: Sequence[str]) -> None:
+    def __init__(self, lines: Sequence[str], joined: str | None = None) -> None:
         self.lines = lines
-        self._ascii: bool | None = None  # whether every line is ASCII, once asked
-        self._normalised: list[Sequence[str] | None] = [lines, None, None, None]
-        # Per pass, the set of the file's normalised lines, built after a search in it failed.
-        self._present: list[frozenset[str] | None] = [None, None, None, None]
+        self._forms: list[Sequence[str] | None] = [lines, None, None, None]
+        self._ascii: list[bool | None] = [None, None, None, None]
+        self._shape: Sequence[str] | None = None
+        # Whether the faster argument-less ``str.strip`` family trims exactly, once known.
+        self._python_trim: bool | None = None
+        self._joined = joined
 
     def __len__(self) -> int:
         return len(self.lines)
 
-    def normalised(self, pass_index: int) -> Sequence[str]:
-        cached = self._normalised[pass_index]
+    def form(self, pass_index: int) -> Sequence[str]:
+        cached = self._forms[pass_index]
         if cached is None:
             if pass_index == 3:
-                cached = _punctuation_lines(self.normalised(2))
-            else:
-                # Pass 2 strips what pass 1 left: the right end is already clean.
-                source = self.lines if pass_index == 1 else self.normalised(1)
-                strip = str.rstrip if pass_index == 1 else str.lstrip
-                cached = list(map(strip, source, repeat(RUST_WHITESPACE)))
-            self._normalised[pass_index] = cached
+                trimmed = self.form(2)
+                cached = trimmed if self.is_ascii(2) else _punctuation_lines(trimmed)
+            elif pass_index == 1:
+                cached = self._trim(str.rstrip, self.lines)
+            else:  # pass 3 trims both ends: only the left one if pass 2 already trimmed the right
+                right = self._forms[1]
+                cached = (
+                    self._trim(str.strip, self.lines)
+                    if right is None
+                    else self._trim(str.lstrip, right)
+                )
+            self._forms[pass_index] = cached
         return cached
 
-    def rejects(self, forms: list[Sequence[str] | None], pass_index: int) -> bool:
-        """True if the sets prove that the pattern cannot match in pass ``pass_index``.
+    def shape(self) -> Sequence[str]:
+        """The lines as a file most likely has them when pass 4 matches.
 
-        ``forms[k]`` is the pattern in pass ``k``'s form (``forms[0]`` the pattern itself),
-        computed here where a set needs it and missing.
+        That is mapped to ASCII punctuation and right-trimmed, but indented as they are.
         """
-        for k in range(pass_index, 3):
-            present = self._present[k]
-            if present is None:
-                continue
-            form = forms[k]
-            if form is None:
-                form = forms[k] = _normalise_pattern(forms[0], k)
-            if not present.issuperset(form):
-                return True
-        # Trimming keeps an ASCII line ASCII, so in passes 1-3 (not 4, which maps to ASCII) a
-        # non-ASCII pattern line cannot match anywhere in an all-ASCII file.
-        if pass_index < 3:
-            form = forms[pass_index]
-            if form is None:
-                form = forms[pass_index] = _normalise_pattern(forms[0], pass_index)
-            if not all(map(str.isascii, form)) and self.is_ascii():
-                return True
-        return False
+        if self._shape is None:
+            right = self.form(1)
+            self._shape = right if self.is_ascii(1) else _punctuation_lines(right)
+        return self._shape
 
-    def is_ascii(self) -> bool:
-        if self._ascii is None:
-            self._ascii = all(map(str.isascii, self.lines))
-        return self._ascii
+    def is_ascii(self, pass_index: int = 0) -> bool:
+        known = self._ascii[pass_index]
+        if known is None:
+            if pass_index == 0:
+                joined = self._joined
+                lines = self.lines
+                known = joined.isascii() if joined is not None else all(map(str.isascii, lines))
+            else:  # trimming keeps ASCII lines ASCII
+                known = self.is_ascii(0) or all(map(str.isascii, self.form(pass_index)))
+            self._ascii[pass_index] = known
+        return known
 
-    def failed(self, pass_index: int) -> None:
-        """A search in ``pass_index`` failed: keep its set of lines for the next chunks."""
-        if self._present[pass_index] is None and pass_index < 3:
-            self._present[pass_index] = frozenset(self.normalised(pass_index))
+    def _trim(self, method: Callable[..., str], lines: Sequence[str]) -> list[str]:
+        if self._python_trim is None:
+            text = self._joined if self._joined is not None else "\n".join(self.lines)
+            self._python_trim = not any(char in text for char in _PYTHON_ONLY_WHITESPACE)
+        if self._python_trim:
+            return list(map(method, lines))
+        return list(map(method, lines, repeat(RUST_WHITESPACE)))
 
 
-def _normalise_pattern(pattern: Sequence[str] | None, pass_index: int) -> list[str]:
-    normaliser = NORMALISERS[pass_index]
-    assert pattern is not None and normaliser is not None
-    return [normaliser(line) for line in pattern]
+class PatternBatch:
+    """The patterns of one file's chunks, normalised together on first need.
+
+    A chunk's pattern is a handful of lines; normalising each on its own costs a dozen small
+    calls per chunk. The batch computes a form once for the lines of every pattern and hands
+    out slices. Nothing is computed while exact matches suffice.
+    """
+
+    __slots__ = ("_patterns", "_starts", "_whole")
+
+    def __init__(self, patterns: Sequence[Sequence[str]]) -> None:
+        self._patterns = patterns
+        self._whole: _Forms | None = None
+        self._starts: list[int] = []
+
+    def pattern(self, index: int, length: int | None = None) -> _Forms:
+        """Pattern ``index``, or its first ``length`` lines."""
+        lines = self._patterns[index]
+        if length is not None:
+            lines = lines[:length]
+        return _BatchedForms(lines, self, index)
+
+    def whole(self) -> tuple[_Forms, list[int]]:
+        if self._whole is None:
+            self._whole = _Forms(list(chain.from_iterable(self._patterns)))
+            self._starts = [0, *accumulate(map(len, self._patterns))]
+        return self._whole, self._starts
+
+
+class _BatchedForms(_Forms):
+    """One pattern of a :class:`PatternBatch`: its forms are slices of the batch's."""
+
+    __slots__ = ("_batch", "_index", "_start", "_whole")
+
+    def __init__(self, lines: Sequence[str], batch: PatternBatch, index: int) -> None:
+        super().__init__(lines)
+        self._batch = batch
+        self._index = index
+        self._whole: _Forms | None = None  # the batch's forms, and where this pattern starts
+        self._start = 0
+
+    def form(self, pass_index: int) -> Sequence[str]:
+        cached = self._forms[pass_index]
+        if cached is None:
+            cached = self._forms[pass_index] = self._slice(self._batch_forms().form(pass_index))
+        return cached
+
+    def shape(self) -> Sequence[str]:
+        if self._shape is None:
+            self._shape = self._slice(self._batch_forms().shape())
+        return self._shape
+
+    def is_ascii(self, pass_index: int = 0) -> bool:
+        if pass_index and self._batch_forms().is_ascii(pass_index):
+            return True
+        return super().is_ascii(pass_index)
+
+    def _batch_forms(self) -> _Forms:
+        if self._whole is None:
+            self._whole, starts = self._batch.whole()
+            self._start = starts[self._index]
+        return self._whole
+
+    def _slice(self, whole_form: Sequence[str]) -> Sequence[str]:
+        return whole_form[self._start : self._start + len(self.lines)]
+
+
+class Haystack(_Forms):
+    """A file's lines plus their normal forms, computed on first need.
+
+    Four facts keep the fuzzy passes cheap. Each pass's normal form is computed for the whole
+    file at once with C-level maps, and only when an earlier pass has failed. Equality under one
+    pass implies equality under every later one (``a == b`` implies ``rstrip(a) == rstrip(b)``,
+    which implies equal ``strip``, which implies equal punctuation forms): so a pass that
+    provably cannot match rules out every earlier pass too, and once a search in a pass has
+    failed somewhere, the set of the file's lines in that form can rule out that pass for the
+    next chunks without scanning the file. Trimming keeps an ASCII line ASCII, so passes 1-3
+    (not 4, which maps to ASCII) cannot match a non-ASCII pattern line in an ASCII file. And a
+    pattern written with typographic punctuation is most often the file's lines exactly once
+    mapped back (:meth:`_Forms.shape`): pass 4 looks for that first, with no normalised file,
+    and keeps it if no earlier position can match (:meth:`_nothing_before`).
+    """
+
+    __slots__ = ("_cursor", "_present", "_text")
+
+    def __init__(self, lines: Sequence[str], joined: str | None = None) -> None:
+        super().__init__(lines, joined)
+        # Per pass, the set of the file's normalised lines, built after a search in it failed.
+        self._present: list[frozenset[str] | None] = [None, None, None, None]
+        self._text: str | None = None  # the lines joined by LF, punctuation mapped, on need
+        self._cursor = (0, 0)  # a line index and its offset in ``_text``
+
+    def ruled_out(self, pattern: _Forms) -> int:
+        """The last pass in which ``pattern`` provably cannot match, or -1.
+
+        Not a match in that pass means not a match in any earlier one either.
+        """
+        for pass_index in (2, 1, 0):
+            present = self._present[pass_index]
+            if present is not None and not present.issuperset(pattern.form(pass_index)):
+                return pass_index
+        if not pattern.is_ascii() and self.is_ascii():
+            for pass_index in (2, 1):
+                if not pattern.is_ascii(pass_index):
+                    return pass_index
+            return 0
+        return -1
+
+    def find(self, pattern: _Forms, pass_index: int, first: int, last: int) -> int | None:
+        """First position in ``first..last`` where ``pattern`` matches in ``pass_index``."""
+        if pass_index == 3 and self._forms[3] is None:
+            found = _find(self.lines, pattern.shape(), first, last)
+            if found is not None and self._nothing_before(pattern.form(3), first, found):
+                return found
+        found = _find(self.form(pass_index), pattern.form(pass_index), first, last)
+        if found is None and pass_index < 3 and self._present[pass_index] is None:
+            # Keep the set of lines in this form: it can rule this pass out for the next chunks.
+            self._present[pass_index] = frozenset(self.form(pass_index))
+        return found
+
+    def _nothing_before(self, wanted: Sequence[str], first: int, found: int) -> bool:
+        """True if no position in ``first..found-1`` can match ``wanted`` (pass 4's form).
+
+        A match at ``p`` puts each wanted line, as a substring, in line ``p + j`` of the mapped
+        file; so if the longest wanted line occurs nowhere in the text of the lines where it
+        would have to be, nothing matches there. Scanning text is C-level and allocates nothing.
+        """
+        if found == first:
+            return True
+        lengths = list(map(len, wanted))
+        longest = max(lengths)
+        if not longest:
+            return False
+        j = lengths.index(longest)
+        text = self._mapped_text()
+        return text.find(wanted[j], self._offset(first + j), self._offset(found + j) - 1) < 0
+
+    def _mapped_text(self) -> str:
+        if self._text is None:
+            text = self._joined if self._joined is not None else "\n".join(self.lines)
+            self._text = text if self.is_ascii() else _map_punctuation(text)
+        return self._text
+
+    def _offset(self, index: int) -> int:
+        """Offset of line ``index`` in ``_text``, counted on from the last offset asked."""
+        line, offset = self._cursor
+        if index < line:
+            line = offset = 0
+        offset += sum(map(len, self.lines[line:index])) + index - line
+        self._cursor = (index, offset)
+        return offset
 
 
 def _punctuation_lines(stripped: Sequence[str]) -> Sequence[str]:
     """Pass 4's form of already-trimmed lines: mapped all at once, joined into one text."""
-    if all(map(str.isascii, stripped)):
-        return stripped
     joined = "\n".join(stripped)
     if joined.count("\n") != len(stripped) - 1:  # a line with its own LF: not splittable back
         return list(map(_map_punctuation, stripped))
@@ -186,7 +334,7 @@ def _find(lines: Sequence[str], pattern: Sequence[str], first: int, last: int) -
 
 def seek_sequence(
     haystack: Haystack | Sequence[str],
-    pattern: Sequence[str],
+    pattern: Sequence[str] | _Forms,
     start: int,
     eof: bool,
     *,
@@ -199,24 +347,19 @@ def seek_sequence(
     mode even if before ``start``, else only if it is not before ``start``.
     """
     hay = haystack if isinstance(haystack, Haystack) else Haystack(haystack)
+    forms = pattern if isinstance(pattern, _Forms) else _Forms(pattern)
     n_lines = len(hay)
-    if not pattern:
+    n_pattern = len(forms)
+    if not n_pattern:
         return (start, 0)
-    if len(pattern) > n_lines:
+    if n_pattern > n_lines:
         return None
-    last = n_lines - len(pattern)
+    last = n_lines - n_pattern
     first = (last if legacy else max(last, start)) if eof else start
     if first > last or first < 0:
         return None
-    forms: list[Sequence[str] | None] = [pattern, None, None, None]
-    for pass_index in range(len(NORMALISERS)):
-        if hay.rejects(forms, pass_index):
-            continue
-        wanted = forms[pass_index]
-        if wanted is None:
-            wanted = forms[pass_index] = _normalise_pattern(pattern, pass_index)
-        found = _find(hay.normalised(pass_index), wanted, first, last)
+    for pass_index in range(hay.ruled_out(forms) + 1, len(NORMALISERS)):
+        found = hay.find(forms, pass_index, first, last)
         if found is not None:
             return (found, pass_index)
-        hay.failed(pass_index)
     return None

@@ -28,6 +28,7 @@ from applypatch_ext.core.preview import ApplyPatchArgumentDiffConsumer
 from applypatch_ext.core.seek import (
     PUNCTUATION_TABLE,
     Haystack,
+    PatternBatch,
     _map_punctuation,
     _punctuation_lines,
     seek_sequence,
@@ -318,7 +319,9 @@ def _reference_seek(
 
 
 _SEEK_LINE = st.lists(
-    st.sampled_from(["a", "b", " ", "\t", "'", "\u2019", "-", "\u2014", "\u00a0", "\u3000"]),
+    st.sampled_from(
+        ["a", "b", " ", "\t", "\x1c", "'", "\u2019", "-", "\u2014", "\u00a0", "\u3000"]
+    ),
     max_size=4,
 ).map("".join)
 
@@ -340,6 +343,55 @@ def test_seek_matches_the_plain_cascade_on_one_haystack(
         assert seek_sequence(hay, pattern, start, eof) == _reference_seek(
             lines, pattern, start, eof
         )
+
+
+_TYPOGRAPHIC = str.maketrans({"'": "\u2019", "-": "\u2014", '"': "\u201d", " ": "\u00a0"})
+_CODE_LINE = st.tuples(
+    st.sampled_from(["", " ", "  ", "\t"]),
+    st.lists(st.sampled_from(["a", "b", "'", "-", '"', " ", "\u2019"]), max_size=4).map("".join),
+    st.sampled_from(["", " "]),
+).map("".join)
+
+
+@FAST
+@given(
+    lines=st.lists(_CODE_LINE, min_size=1, max_size=14),
+    give_joined=st.booleans(),
+    picks=st.lists(
+        st.tuples(
+            st.integers(0, 13),  # where the pattern is taken from
+            st.integers(1, 3),  # its length
+            st.sampled_from(["typographic", "typographic, trimmed", "indented", "as is"]),
+            st.integers(-1, 14),  # start: -1 for just after the previous match
+            st.booleans(),  # batched
+        ),
+        min_size=1,
+        max_size=5,
+    ),
+)
+def test_pass_four_by_shape_matches_the_plain_cascade(
+    lines: list[str], give_joined: bool, picks: list[tuple[int, int, str, int, bool]]
+) -> None:
+    """Pass 4 first looks for the pattern mapped back to ASCII as the file's exact lines."""
+    patterns = []
+    for at, length, how, _start, _batched in picks:
+        pattern = lines[at % len(lines) :][:length]
+        if how.startswith("typographic"):
+            pattern = [line.translate(_TYPOGRAPHIC) for line in pattern]
+        if how.endswith("trimmed"):
+            pattern = [line.strip() for line in pattern]
+        if how == "indented":
+            pattern = [" " + line for line in pattern]
+        patterns.append(pattern)
+    hay = Haystack(lines, "\n".join(lines) if give_joined else None)
+    batch = PatternBatch(patterns)
+    after_previous = 0
+    for index, (pattern, (_, _, _, start, batched)) in enumerate(zip(patterns, picks, strict=True)):
+        first = after_previous if start < 0 else start
+        found = seek_sequence(hay, batch.pattern(index) if batched else pattern, first, False)
+        assert found == _reference_seek(lines, pattern, first, False)
+        if found is not None:
+            after_previous = found[0] + len(pattern)
 
 
 @FAST

@@ -61,11 +61,26 @@ def test_eof_does_not_fall_back_to_a_normal_search() -> None:
 
 def test_haystack_normalises_lazily_and_caches() -> None:
     hay = Haystack(["a ", "b"])
-    assert hay._normalised[1] is None
+    assert hay._forms[1] is None
     assert seek_sequence(hay, ["b"], 0, False) == (1, 0)
-    assert hay._normalised[1] is None  # exact pass sufficed
+    assert hay._forms[1] is None  # exact pass sufficed
     assert seek_sequence(hay, ["a"], 0, False) == (0, 1)
-    cached = hay._normalised[1]
+    cached = hay._forms[1]
     assert cached == ["a", "b"]
     assert seek_sequence(hay, ["a"], 0, False) == (0, 1)
-    assert hay._normalised[1] is cached
+    assert hay._forms[1] is cached
+
+
+def test_pass_four_finds_the_mapped_back_lines_without_normalising_the_file() -> None:
+    lines = ["x = 'a'", "    y = 'b' - 1", "z"]
+    hay = Haystack(lines, "\n".join(lines) + "\n")
+    assert seek_sequence(hay, ["    y = \u2018b\u2019 \u2013 1"], 0, False) == (1, 3)
+    assert hay._forms[2] is None and hay._forms[3] is None
+
+
+def test_pass_four_takes_an_earlier_match_indented_otherwise() -> None:
+    # The mapped-back lines are at 2, but the trimmed form also matches at 0, which comes first.
+    lines = ["y = 'b'", "other", "    y = 'b'"]
+    hay = Haystack(lines)
+    assert seek_sequence(hay, ["    y = \u2019b\u2019"], 0, False) == (0, 3)
+    assert hay._forms[3] is not None  # the text search saw the earlier candidate: full pass
