@@ -7,12 +7,19 @@ seconds ago makes the new one *pending* (replacing an older pending one); ``fini
 pending event. Parse errors are swallowed (no event). The consumer is gated by a feature flag
 (on by default in this product, off by default in Codex).
 
-Work per delta stays proportional to the delta: a pending event keeps only the parser's lazy
-snapshot, and the changes map is built only for an event that is really sent.
+Work per delta is a few list appends and, for a delta that ends a line, one clock read: the
+parser processes lines in bulk when the hunks are read, a pending event is only a flag, and the
+changes map is built only for an event that is really sent.
+
+One difference from Codex, in timing only: a delta that completes no line cannot change the
+planned changes, so it produces no event and reads no clock. Codex would still send (or keep
+pending) an event with the same changes as the last one; here a pending event goes out with the
+next completed line or at ``finish``, and no event repeats the changes of the one before.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, Final
@@ -31,8 +38,11 @@ def progress_diff(hunk: UpdateFile) -> str:
     parts: list[str] = []
     for chunk in hunk.chunks:
         parts.append("@@\n" if chunk.change_context is None else f"@@ {chunk.change_context}\n")
-        parts.extend(f"-{line}\n" for line in chunk.old_lines)
-        parts.extend(f"+{line}\n" for line in chunk.new_lines)
+        # Every line prefixed and terminated, by one C-level join per side.
+        if chunk.old_lines:
+            parts.append("-" + "\n-".join(chunk.old_lines) + "\n")
+        if chunk.new_lines:
+            parts.append("+" + "\n+".join(chunk.new_lines) + "\n")
         if chunk.is_end_of_file:
             parts.append(EOF_MARKER + "\n")
     return "".join(parts)
@@ -58,6 +68,10 @@ def planned_changes(hunks: Sequence[Hunk]) -> dict[str, dict[str, Any]]:
     return dict(map(planned_change, hunks))
 
 
+def _ignore(delta: str) -> None:
+    """What a disabled consumer does with a delta."""
+
+
 class ApplyPatchArgumentDiffConsumer:
     """Turns streamed patch text into throttled ``PatchApplyUpdated`` events."""
 
@@ -70,57 +84,63 @@ class ApplyPatchArgumentDiffConsumer:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.call_id = call_id
-        self.enabled = enabled
         self.throttle = throttle
         self.clock = clock
         self.parser = StreamingPatchParser()
-        self.last_sent_at: float | None = None
+        self._enabled = enabled
+        self._feed = self.parser.feed if enabled else _ignore
+        self.last_sent_at = -math.inf  # never
         self.error: str | None = None
-        self._pending: Sequence[Hunk] | None = None
-        self._has_hunks = False  # hunks never go away once parsed; saves a len() per delta
+        self._pending = False  # the hunks as of the last delta are still to be sent
         # Entries of completed hunks, built once: a completed hunk never changes, so an event
         # costs one C-level dict() over them plus the entry of the hunk still growing.
         self._completed_entries: list[tuple[str, dict[str, Any]]] = []
 
     @property
+    def enabled(self) -> bool:
+        """The feature gate: when off, nothing is parsed and no event is produced."""
+        return self._enabled
+
+    @property
     def has_pending(self) -> bool:
-        return self._pending is not None
+        return self._pending
 
     def push_delta(self, delta: str) -> PatchApplyUpdated | None:
         """Feed a delta; return the event to send now, if any."""
-        if not self.enabled:
+        self._feed(delta)
+        if "\n" not in delta or not self._enabled:
+            return None  # no line completed: the planned changes are what they were
+        now = self.clock()
+        if now - self.last_sent_at < self.throttle:
+            # Hunks were sent, so there are hunks: these are pending (parsed when read).
+            self._pending = True
             return None
         try:
-            hunks = self.parser.push_delta(delta)
+            hunks = self.parser.snapshot()
         except ParseError:
             return None
-        if not self._has_hunks:
-            if not hunks:
-                return None
-            self._has_hunks = True
-        now = self.clock()
-        if self.last_sent_at is not None and now - self.last_sent_at < self.throttle:
-            self._pending = hunks
+        if not hunks:
             return None
-        self._pending = None
+        self._pending = False
         self.last_sent_at = now
         return self._event(hunks)
 
     def finish(self) -> PatchApplyUpdated | None:
         """The tool call's input is complete: flush the pending event (unless parsing failed)."""
-        if not self.enabled:
+        if not self._enabled:
             return None
         try:
+            hunks = self.parser.snapshot()  # as of the last delta: without a final open line
             self.parser.finish()
         except ParseError as exc:
             self.error = f"failed to parse apply_patch: {exc}"
-            self._pending = None
+            self._pending = False
             return None
-        pending, self._pending = self._pending, None
-        if pending is None:
+        if not self._pending:
             return None
+        self._pending = False
         self.last_sent_at = self.clock()
-        return self._event(pending)
+        return self._event(hunks)
 
     def _event(self, hunks: Sequence[Hunk]) -> PatchApplyUpdated:
         completed = self.parser.completed_count(hunks)

@@ -8,9 +8,10 @@ class, so both always agree.
 
 Work per delta is proportional to the delta: lines are never re-parsed, completed hunks are frozen
 once, and a snapshot is a lazy view that builds the partial last hunk only when it is read (a
-delta that completes no line returns the previous snapshot). A large delta (the whole text, for
-the batch parser) is cut into windows split at C level; inside an Add hunk a run of ``+`` lines
-becomes its contents with two ``str.replace`` calls, without a Python step per line.
+delta that completes no line returns the previous snapshot). Text taken in by ``feed`` waits and
+is processed in bulk at the next read. A large text (the whole patch, for the batch parser, or
+what ``feed`` gathered) is cut into windows split at C level; inside an Add hunk a run of ``+``
+lines becomes its contents with two ``str.replace`` calls, without a Python step per line.
 
 This module does not trim the outer text or unwrap heredocs (that is ``parse_patch``'s job) and
 never touches the disk.
@@ -18,7 +19,7 @@ never touches the disk.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import overload
 
@@ -251,6 +252,12 @@ class HunkSnapshot(Sequence[Hunk]):
 class StreamingPatchParser:
     """Parse patch text incrementally (spec 2).
 
+    Two ways in. ``push_delta`` processes the lines a delta completes and returns the hunks.
+    ``feed`` (a C-level list append, the cheapest call there is) only takes the delta in: the
+    text waits until the hunks are next read (``snapshot``, ``push_delta``, ``finish``) and is
+    then processed in bulk, so a consumer that reads the hunks now and then pays almost nothing
+    per delta. A bad line then raises at that read.
+
     >>> parser = StreamingPatchParser()
     >>> len(parser.push_delta("*** Begin Patch\\n*** Add File: a.txt\\n+hel"))
     1
@@ -260,7 +267,11 @@ class StreamingPatchParser:
         self.line_number = 0
         self.environment_id: str | None = None
         self._mode = _NOT_STARTED
+        # Text taken in and not processed yet: the pieces from ``_clean`` on may hold a line
+        # end; those before it hold none (they are the start of a line still incomplete).
         self._buffer: list[str] = []
+        self._clean = 0
+        self.feed: Callable[[str], None] = self._buffer.append
         self._hunks: list[Hunk] = []  # completed hunks, frozen
         self._current: _Builder | None = None  # the hunk still growing
         self._error: ParseError | None = None
@@ -276,33 +287,39 @@ class StreamingPatchParser:
         """
         if self._error is not None:
             raise self._error
+        buffer = self._buffer
+        if len(buffer) != self._clean:
+            self._settle()  # text fed before this delta comes first
         nl = delta.find("\n")
-        if nl < 0:
+        if nl < 0:  # the line goes on: nothing to process
             if delta:
-                self._buffer.append(delta)
+                buffer.append(delta)
+                self._clean += 1
             snapshot = self._snapshot
             return snapshot if snapshot is not None else self.snapshot()
-        if self._buffer:
-            self._buffer.append(delta[:nl])
-            first = "".join(self._buffer)
-            self._buffer.clear()
+        if buffer:
+            buffer.append(delta[:nl])
+            first = "".join(buffer)
+            buffer.clear()
         else:
             first = delta[:nl]
+        self._clean = 0
         self._process_lines([first])
         last_nl = delta.rfind("\n")
         if last_nl > nl:
             self._process_text(delta, nl + 1, last_nl + 1)
         if last_nl + 1 < len(delta):
-            self._buffer.append(delta[last_nl + 1 :])
+            buffer.append(delta[last_nl + 1 :])
+            self._clean = 1
         return self.snapshot()
 
     def finish(self) -> HunkSnapshot:
         """Process a final unterminated line and require ``*** End Patch`` (spec 2.3)."""
-        if self._error is not None:
-            raise self._error
-        if self._buffer:
-            line = "".join(self._buffer)
-            self._buffer.clear()
+        self._settle()
+        line = "".join(self._buffer)
+        self._buffer.clear()
+        self._clean = 0
+        if line:
             if line.strip(RUST_WHITESPACE) == END_PATCH_MARKER:
                 # The last line ends the patch even inside an Update hunk, in any mode (spec 2.3).
                 self._snapshot = None
@@ -329,6 +346,8 @@ class StreamingPatchParser:
 
     def snapshot(self) -> HunkSnapshot:
         """All hunks so far; the last one may still be growing."""
+        if len(self._buffer) != self._clean:
+            self._settle()
         if self._snapshot is not None:
             return self._snapshot
         current = self._current
@@ -345,6 +364,31 @@ class StreamingPatchParser:
         return self.snapshot()
 
     # -- line processing ----------------------------------------------------------------------
+
+    def _settle(self) -> None:
+        """Process every complete line waiting in the buffer; keep the incomplete rest."""
+        if self._error is not None:
+            raise self._error
+        buffer = self._buffer
+        last = len(buffer) - 1
+        while last >= self._clean and "\n" not in buffer[last]:
+            last -= 1
+        if last < self._clean:  # no line end in the new pieces
+            self._clean = len(buffer)
+            return
+        if last == len(buffer) - 1:
+            text = "".join(buffer)
+            rest = []
+        else:
+            text = "".join(buffer[: last + 1])
+            rest = buffer[last + 1 :]
+        end = text.rfind("\n") + 1
+        buffer.clear()
+        if end < len(text):
+            buffer.append(text[end:])
+        buffer.extend(rest)
+        self._clean = len(buffer)
+        self._process_text(text, 0, end)
 
     def _process_text(self, text: str, pos: int, end: int) -> None:
         """Process ``text[pos:end]``, whole lines each ending with ``\\n``, window by window.

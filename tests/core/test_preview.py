@@ -101,3 +101,36 @@ def test_pending_events_are_built_only_when_sent() -> None:
     assert built == []
     assert consumer.finish() is not None
     assert built == [1]
+
+
+def test_a_delta_completing_no_line_sends_nothing_even_after_the_interval() -> None:
+    clock = FakeClock()
+    consumer = ApplyPatchArgumentDiffConsumer("c", clock=clock, throttle=0.5)
+    assert consumer.push_delta("*** Begin Patch\n*** Add File: a\n+1\n") is not None
+    clock.now += 0.1
+    assert consumer.push_delta("+2\n") is None
+    assert consumer.has_pending
+    clock.now += 1.0
+    assert consumer.push_delta("+3 and a long") is None  # no line completed: no clock, no event
+    sent = consumer.push_delta(" line\n")
+    assert sent is not None and sent.changes["a"]["content"] == "1\n2\n3 and a long line\n"
+    assert not consumer.has_pending
+
+
+def test_the_pending_event_holds_the_hunks_as_of_the_last_delta() -> None:
+    clock = FakeClock()
+    consumer = ApplyPatchArgumentDiffConsumer("c", clock=clock)
+    consumer.push_delta("*** Begin Patch\n*** Add File: a\n+1\n")
+    consumer.push_delta("+2\n+3")  # "+3" is completed only by finish
+    final = consumer.push_delta("\n*** End Patch")
+    assert final is None
+    event = consumer.finish()
+    assert event is not None and event.changes["a"]["content"] == "1\n2\n3\n"
+
+
+def test_a_disabled_consumer_does_not_parse() -> None:
+    consumer = ApplyPatchArgumentDiffConsumer("c", enabled=False, clock=FakeClock())
+    consumer.push_delta("*** Begin Patch\nbad\n")
+    assert consumer.finish() is None
+    assert consumer.error is None
+    assert consumer.parser.snapshot() == []

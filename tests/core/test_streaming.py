@@ -945,3 +945,75 @@ def test_raw_text_split_does_not_matter(text: str, data: st.DataObject) -> None:
     except ParseError:
         assert whole[0] == "error"
     assert counts == sorted(counts)
+
+
+# --- feed: text taken in now, processed at the next read ------------------------------------
+
+
+@PROPERTY_SETTINGS
+@given(text=patch_texts(), data=st.data())
+def test_feed_with_reads_anywhere_gives_what_push_delta_gives(
+    text: str, data: st.DataObject
+) -> None:
+    """Each delta is fed or pushed, and the hunks are read at random points in between."""
+    deltas = split_at(text, data.draw(_cuts(text), label="cuts"))
+    how = data.draw(
+        st.lists(st.sampled_from(["feed", "feed+read", "push"]), min_size=len(deltas)),
+        label="how",
+    )
+    eager = StreamingPatchParser()
+    lazy = StreamingPatchParser()
+    eager_error = lazy_error = None
+    for delta, way in zip(deltas, how, strict=False):
+        if eager_error is None:
+            try:
+                eager.push_delta(delta)
+            except ParseError as exc:
+                eager_error = exc
+        try:
+            if way == "push":
+                got = lazy.push_delta(delta)
+            else:
+                lazy.feed(delta)
+                got = lazy.snapshot() if way == "feed+read" else None
+            if got is not None and eager_error is None:
+                assert list(got) == list(eager.snapshot())
+        except ParseError as exc:
+            lazy_error = exc
+            break
+    if lazy_error is None:
+        try:
+            lazy.finish()
+        except ParseError as exc:
+            lazy_error = exc
+    if eager_error is None:
+        try:
+            eager.finish()
+        except ParseError as exc:
+            eager_error = exc
+    assert (type(lazy_error), str(lazy_error)) == (type(eager_error), str(eager_error))
+    if lazy_error is None:
+        assert list(lazy.snapshot()) == list(eager.snapshot())
+        assert lazy.line_number == eager.line_number
+
+
+def test_feed_keeps_text_until_read_and_raises_there() -> None:
+    parser = StreamingPatchParser()
+    for char in f"{BEGIN}\n*** Add File: a\n+x\nbad\n":
+        parser.feed(char)
+    assert parser._buffer  # nothing processed yet
+    with pytest.raises(InvalidHunkError) as info:
+        parser.snapshot()
+    assert info.value.line_number == 4
+    with pytest.raises(InvalidHunkError):
+        parser.finish()
+
+
+def test_a_snapshot_read_before_more_feeding_does_not_change() -> None:
+    parser = StreamingPatchParser()
+    parser.feed(f"{BEGIN}\n*** Add File: a\n+1\n")
+    before = parser.snapshot()
+    parser.feed("+2\n")
+    parser.feed("+3\n*** End Patch\n")
+    assert list(before) == [AddFile("a", "1\n")]
+    assert list(parser.finish()) == [AddFile("a", "1\n2\n3\n")]
