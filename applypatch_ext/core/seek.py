@@ -102,8 +102,11 @@ class _Forms:
         cached = self._forms[pass_index]
         if cached is None:
             if pass_index == 3:
-                trimmed = self.form(2)
-                cached = trimmed if self.is_ascii(2) else _punctuation_lines(trimmed)
+                if self._shape is not None:  # mapping commutes with trimming: trim the left
+                    cached = self._trim(str.lstrip, self._shape)
+                else:
+                    trimmed = self.form(2)
+                    cached = trimmed if self.is_ascii(2) else _punctuation_lines(trimmed)
             elif pass_index == 1:
                 cached = self._trim(str.rstrip, self.lines)
             else:  # pass 3 trims both ends: only the left one if pass 2 already trimmed the right
@@ -199,11 +202,6 @@ class _BatchedForms(_Forms):
             self._shape = self._slice(self._batch_forms().shape())
         return self._shape
 
-    def is_ascii(self, pass_index: int = 0) -> bool:
-        if pass_index and self._batch_forms().is_ascii(pass_index):
-            return True
-        return super().is_ascii(pass_index)
-
     def _batch_forms(self) -> _Forms:
         if self._whole is None:
             self._whole, starts = self._batch.whole()
@@ -230,14 +228,14 @@ class Haystack(_Forms):
     and keeps it if no earlier position can match (:meth:`_nothing_before`).
     """
 
-    __slots__ = ("_cursor", "_present", "_text")
+    __slots__ = ("_cursor_line", "_cursor_offset", "_present", "_text")
 
     def __init__(self, lines: Sequence[str], joined: str | None = None) -> None:
         super().__init__(lines, joined)
         # Per pass, the set of the file's normalised lines, built after a search in it failed.
         self._present: list[frozenset[str] | None] = [None, None, None, None]
         self._text: str | None = None  # the lines joined by LF, punctuation mapped, on need
-        self._cursor = (0, 0)  # a line index and its offset in ``_text``
+        self._cursor_line = self._cursor_offset = 0  # a line index and its offset in ``_text``
 
     def ruled_out(self, pattern: _Forms) -> int:
         """The last pass in which ``pattern`` provably cannot match, or -1.
@@ -276,13 +274,12 @@ class Haystack(_Forms):
         """
         if found == first:
             return True
-        lengths = list(map(len, wanted))
-        longest = max(lengths)
-        if not longest:
+        anchor = max(wanted, key=len)
+        if not anchor:
             return False
-        j = lengths.index(longest)
+        j = wanted.index(anchor)
         text = self._mapped_text()
-        return text.find(wanted[j], self._offset(first + j), self._offset(found + j) - 1) < 0
+        return text.find(anchor, self._offset(first + j), self._offset(found + j) - 1) < 0
 
     def _mapped_text(self) -> str:
         if self._text is None:
@@ -292,11 +289,11 @@ class Haystack(_Forms):
 
     def _offset(self, index: int) -> int:
         """Offset of line ``index`` in ``_text``, counted on from the last offset asked."""
-        line, offset = self._cursor
+        line, offset = self._cursor_line, self._cursor_offset
         if index < line:
             line = offset = 0
         offset += sum(map(len, self.lines[line:index])) + index - line
-        self._cursor = (index, offset)
+        self._cursor_line, self._cursor_offset = index, offset
         return offset
 
 
