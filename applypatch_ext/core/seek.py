@@ -84,15 +84,13 @@ class _Forms:
     "ASCII?" and "trimmable like Python?" and gives pass 4 its text without a join.
     """
 
-    __slots__ = ("_ascii", "_forms", "_joined", "_python_trim", "_shape", "lines")
+    __slots__ = ("_ascii", "_forms", "_joined", "_python_trim", "lines")
 
     def __init__(self, lines: Sequence[str], joined: str | None = None) -> None:
         self.lines = lines
         self._forms: list[Sequence[str] | None] = [lines, None, None, None]
         self._ascii: list[bool | None] = [None, None, None, None]
-        self._shape: Sequence[str] | None = None
-        # Whether the faster argument-less ``str.strip`` family trims exactly, once known.
-        self._python_trim: bool | None = None
+        self._python_trim: bool | None = None  # see _trims_like_python
         self._joined = joined
 
     def __len__(self) -> int:
@@ -102,11 +100,8 @@ class _Forms:
         cached = self._forms[pass_index]
         if cached is None:
             if pass_index == 3:
-                if self._shape is not None:  # mapping commutes with trimming: trim the left
-                    cached = self._trim(str.lstrip, self._shape)
-                else:
-                    trimmed = self.form(2)
-                    cached = trimmed if self.is_ascii(2) else _punctuation_lines(trimmed)
+                trimmed = self.form(2)
+                cached = trimmed if self.is_ascii(2) else _punctuation_lines(trimmed)
             elif pass_index == 1:
                 cached = self._trim(str.rstrip, self.lines)
             else:  # pass 3 trims both ends: only the left one if pass 2 already trimmed the right
@@ -118,16 +113,6 @@ class _Forms:
                 )
             self._forms[pass_index] = cached
         return cached
-
-    def shape(self) -> Sequence[str]:
-        """The lines as a file most likely has them when pass 4 matches.
-
-        That is mapped to ASCII punctuation and right-trimmed, but indented as they are.
-        """
-        if self._shape is None:
-            right = self.form(1)
-            self._shape = right if self.is_ascii(1) else _punctuation_lines(right)
-        return self._shape
 
     def is_ascii(self, pass_index: int = 0) -> bool:
         known = self._ascii[pass_index]
@@ -141,11 +126,15 @@ class _Forms:
             self._ascii[pass_index] = known
         return known
 
-    def _trim(self, method: Callable[..., str], lines: Sequence[str]) -> list[str]:
+    def _trims_like_python(self) -> bool:
+        """Whether the argument-less ``str.strip`` family trims these lines exactly."""
         if self._python_trim is None:
             text = self._joined if self._joined is not None else "\n".join(self.lines)
             self._python_trim = not any(char in text for char in _PYTHON_ONLY_WHITESPACE)
-        if self._python_trim:
+        return self._python_trim
+
+    def _trim(self, method: Callable[..., str], lines: Sequence[str]) -> list[str]:
+        if self._trims_like_python():
             return list(map(method, lines))
         return list(map(method, lines, repeat(RUST_WHITESPACE)))
 
@@ -197,11 +186,6 @@ class _BatchedForms(_Forms):
             cached = self._forms[pass_index] = self._slice(self._batch_forms().form(pass_index))
         return cached
 
-    def shape(self) -> Sequence[str]:
-        if self._shape is None:
-            self._shape = self._slice(self._batch_forms().shape())
-        return self._shape
-
     def _batch_forms(self) -> _Forms:
         if self._whole is None:
             self._whole, starts = self._batch.whole()
@@ -223,18 +207,19 @@ class Haystack(_Forms):
     failed somewhere, the set of the file's lines in that form can rule out that pass for the
     next chunks without scanning the file. Trimming keeps an ASCII line ASCII, so passes 1-3
     (not 4, which maps to ASCII) cannot match a non-ASCII pattern line in an ASCII file. And a
-    pattern written with typographic punctuation is most often the file's lines exactly once
-    mapped back (:meth:`_Forms.shape`): pass 4 looks for that first, with no normalised file,
-    and keeps it if no earlier position can match (:meth:`_nothing_before`).
+    line whose pass-4 form is a pattern's longest line holds that line as a substring of its
+    mapped text: pass 4 first looks for it in the file's text (:meth:`_find_in_text`), a
+    C-level scan that normalises only the lines where it is found.
     """
 
-    __slots__ = ("_cursor_line", "_cursor_offset", "_present", "_text")
+    __slots__ = ("_cursor_line", "_cursor_offset", "_present", "_text", "_text_known")
 
     def __init__(self, lines: Sequence[str], joined: str | None = None) -> None:
         super().__init__(lines, joined)
         # Per pass, the set of the file's normalised lines, built after a search in it failed.
         self._present: list[frozenset[str] | None] = [None, None, None, None]
         self._text: str | None = None  # the lines joined by LF, punctuation mapped, on need
+        self._text_known = False
         self._cursor_line = self._cursor_offset = 0  # a line index and its offset in ``_text``
 
     def ruled_out(self, pattern: _Forms) -> int:
@@ -256,8 +241,8 @@ class Haystack(_Forms):
     def find(self, pattern: _Forms, pass_index: int, first: int, last: int) -> int | None:
         """First position in ``first..last`` where ``pattern`` matches in ``pass_index``."""
         if pass_index == 3 and self._forms[3] is None:
-            found = _find(self.lines, pattern.shape(), first, last)
-            if found is not None and self._nothing_before(pattern.form(3), first, found):
+            found = self._find_in_text(pattern.form(3), first, last)
+            if found != _GIVE_UP:
                 return found
         found = _find(self.form(pass_index), pattern.form(pass_index), first, last)
         if found is None and pass_index < 3 and self._present[pass_index] is None:
@@ -265,36 +250,70 @@ class Haystack(_Forms):
             self._present[pass_index] = frozenset(self.form(pass_index))
         return found
 
-    def _nothing_before(self, wanted: Sequence[str], first: int, found: int) -> bool:
-        """True if no position in ``first..found-1`` can match ``wanted`` (pass 4's form).
+    def _find_in_text(self, wanted: Sequence[str], first: int, last: int) -> int | None:
+        """Pass 4 by a text search: the first match, None, or ``_GIVE_UP``.
 
-        A match at ``p`` puts each wanted line, as a substring, in line ``p + j`` of the mapped
-        file; so if the longest wanted line occurs nowhere in the text of the lines where it
-        would have to be, nothing matches there. Scanning text is C-level and allocates nothing.
+        A match at ``p`` puts the longest wanted line, the anchor, as a substring into line
+        ``p + j`` of the mapped text. The first occurrence after line ``first + j`` gives the
+        first candidate (no line before it can match); only the candidate's lines are
+        normalised. After a few candidates that fail, or without an anchor, give up: the
+        caller then normalises the whole file once.
         """
-        if found == first:
-            return True
         anchor = max(wanted, key=len)
-        if not anchor:
-            return False
-        j = wanted.index(anchor)
         text = self._mapped_text()
-        return text.find(anchor, self._offset(first + j), self._offset(found + j) - 1) < 0
+        if not anchor or text is None:
+            return _GIVE_UP
+        j = wanted.index(anchor)
+        n = len(wanted)
+        line = first + j  # ``line`` starts at ``offset`` in the text
+        offset = self._offset(line)
+        # An ASCII line's pass-4 form is the line trimmed.
+        normalise = str.strip if self.is_ascii() and self._trims_like_python() else _punctuation
+        for _ in range(_CANDIDATES):
+            at = text.find(anchor, offset)
+            if at < 0:
+                return None
+            skipped = text.count("\n", offset, at)
+            if skipped:
+                line += skipped
+                offset = text.rfind("\n", offset, at) + 1
+            self._cursor_line, self._cursor_offset = line, offset
+            p = line - j
+            if p > last:
+                return None
+            if list(map(normalise, self.lines[p : p + n])) == wanted:
+                return p
+            offset = text.find("\n", at) + 1  # on to the next line
+            if not offset:
+                return None
+            line += 1
+        return _GIVE_UP
 
-    def _mapped_text(self) -> str:
-        if self._text is None:
-            text = self._joined if self._joined is not None else "\n".join(self.lines)
+    def _mapped_text(self) -> str | None:
+        """The lines joined by LF, punctuation mapped; None if a line holds an LF itself."""
+        if not self._text_known:
+            self._text_known = True
+            text: str | None = self._joined
+            if text is None:
+                text = "\n".join(self.lines)
+                if text.count("\n") != len(self.lines) - 1:
+                    return None  # lines would not be counted right
             self._text = text if self.is_ascii() else _map_punctuation(text)
         return self._text
 
     def _offset(self, index: int) -> int:
-        """Offset of line ``index`` in ``_text``, counted on from the last offset asked."""
+        """Offset of line ``index`` in ``_text``, counted on from the last line visited."""
         line, offset = self._cursor_line, self._cursor_offset
         if index < line:
             line = offset = 0
         offset += sum(map(len, self.lines[line:index])) + index - line
         self._cursor_line, self._cursor_offset = index, offset
         return offset
+
+
+#: How many candidates a text search of pass 4 may reject before the whole file is normalised.
+_CANDIDATES: Final = 8
+_GIVE_UP: Final = -1  # no position is negative
 
 
 def _punctuation_lines(stripped: Sequence[str]) -> Sequence[str]:

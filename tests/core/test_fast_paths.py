@@ -369,10 +369,10 @@ _CODE_LINE = st.tuples(
         max_size=5,
     ),
 )
-def test_pass_four_by_shape_matches_the_plain_cascade(
+def test_pass_four_by_text_search_matches_the_plain_cascade(
     lines: list[str], give_joined: bool, picks: list[tuple[int, int, str, int, bool]]
 ) -> None:
-    """Pass 4 first looks for the pattern mapped back to ASCII as the file's exact lines."""
+    """Pass 4 first searches the file's text for the pattern's longest line."""
     patterns = []
     for at, length, how, _start, _batched in picks:
         pattern = lines[at % len(lines) :][:length]

@@ -71,16 +71,31 @@ def test_haystack_normalises_lazily_and_caches() -> None:
     assert hay._forms[1] is cached
 
 
-def test_pass_four_finds_the_mapped_back_lines_without_normalising_the_file() -> None:
+def test_pass_four_searches_the_text_without_normalising_the_file() -> None:
     lines = ["x = 'a'", "    y = 'b' - 1", "z"]
     hay = Haystack(lines, "\n".join(lines) + "\n")
     assert seek_sequence(hay, ["    y = \u2018b\u2019 \u2013 1"], 0, False) == (1, 3)
+    assert seek_sequence(hay, ["y = \u2018b\u2019 \u2013 1"], 0, False) == (1, 3)  # indent
     assert hay._forms[2] is None and hay._forms[3] is None
 
 
-def test_pass_four_takes_an_earlier_match_indented_otherwise() -> None:
-    # The mapped-back lines are at 2, but the trimmed form also matches at 0, which comes first.
+def test_pass_four_takes_the_first_candidate_whatever_its_indentation() -> None:
     lines = ["y = 'b'", "other", "    y = 'b'"]
     hay = Haystack(lines)
     assert seek_sequence(hay, ["    y = \u2019b\u2019"], 0, False) == (0, 3)
-    assert hay._forms[3] is not None  # the text search saw the earlier candidate: full pass
+    assert seek_sequence(hay, ["    y = \u2019b\u2019"], 1, False) == (2, 3)
+    assert hay._forms[3] is None
+
+
+def test_pass_four_normalises_the_file_after_too_many_candidates() -> None:
+    lines = ["a 'q'"] * 20 + ["a 'q'", "end"]
+    hay = Haystack(lines)
+    assert seek_sequence(hay, ["a \u2018q\u2019", "end"], 0, False) == (20, 3)
+    assert hay._forms[3] is not None
+
+
+def test_pass_four_without_a_text_for_lines_holding_a_line_feed() -> None:
+    lines = ["a\n'b'", "'b'"]
+    hay = Haystack(lines)
+    assert seek_sequence(hay, ["\u2019b\u2019"], 0, False) == (1, 3)
+    assert hay._forms[3] is not None
