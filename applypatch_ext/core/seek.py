@@ -3,7 +3,8 @@
 Four passes, each over every candidate position, a later pass only if the earlier one found
 nothing anywhere: exact, both sides right-trimmed, both sides trimmed, both sides trimmed with
 typographic punctuation mapped to ASCII. The file's normalised lines are computed lazily, only
-when an earlier pass has failed, and then cached for the next chunks of the same file.
+when an earlier pass has failed, and then cached for the next chunks of the same file; pass 4
+first searches the file's text instead and normalises only the lines where it finds a candidate.
 
 This module only searches; it decides nothing about what is replaced.
 """
