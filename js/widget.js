@@ -321,8 +321,9 @@ export const STAGE_EVIDENCE = Object.freeze({
 
 /**
  * Each stage with its state: `done`, `active`, `todo`, `skipped` (passed without the event that
- * proves it ran, see STAGE_EVIDENCE), or `failed` (the last one reached when the call ended in
- * a status other than completed / dry-run / awaiting-approval).
+ * proves it ran, see STAGE_EVIDENCE, or never reached by a call that stopped earlier), or
+ * `failed` (where a call stopped with a status other than completed / dry-run; Python sends that
+ * stage, `done` for a completed call).
  * @param {string[]} stages
  * @param {string} stage
  * @param {string} status
@@ -333,9 +334,8 @@ export function stageStates(stages, stage, status, eventTypes = []) {
   const list = Array.isArray(stages) ? stages.filter((s) => typeof s === "string") : [];
   const seen = new Set(Array.isArray(eventTypes) ? eventTypes : []);
   const at = list.indexOf(stage);
-  const bad =
-    status !== RUNNING && status !== "completed" && status !== DRY_RUN && status !== AWAITING_APPROVAL;
-  const last = list.length - 1;
+  const ended = status !== RUNNING && status !== AWAITING_APPROVAL;
+  const bad = ended && status !== "completed" && status !== DRY_RUN;
   /** @param {string} name */
   const skipped = (name) => {
     const evidence = /** @type {Record<string, string>} */ (STAGE_EVIDENCE)[name];
@@ -343,9 +343,12 @@ export function stageStates(stages, stage, status, eventTypes = []) {
     return evidence !== undefined && !seen.has(evidence);
   };
   return list.map((name, i) => {
-    let state =
-      at < 0 ? "todo" : i < at ? (skipped(name) ? "skipped" : "done") : i === at ? "active" : "todo";
-    if (i === at && i === last && status !== RUNNING) state = bad ? "failed" : "done";
+    /** @type {string} */
+    let state = "todo";
+    if (at < 0) state = "todo";
+    else if (i < at) state = skipped(name) ? "skipped" : "done";
+    else if (i === at) state = !ended ? "active" : bad ? "failed" : "done";
+    else if (bad) state = "skipped";
     return { name, state };
   });
 }

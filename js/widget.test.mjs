@@ -339,7 +339,22 @@ describe("stageStates", () => {
       stageStates(STAGES, "done", "completed", auto).map((s) => s.state),
       ["done", "done", "done", "done", "skipped", "done", "done"],
     );
-    // a parse error: no safety, no approval, no apply
+    // a call that stopped: failed where it stopped, the rest never reached
+    assert.deepEqual(
+      stageStates(STAGES, "parsing", "error", []).map((s) => s.state),
+      ["done", "failed", "skipped", "skipped", "skipped", "skipped", "skipped"],
+    );
+    assert.deepEqual(
+      stageStates(STAGES, "verifying", "error", ["patch_apply_updated"]).map((s) => s.state),
+      ["done", "done", "failed", "skipped", "skipped", "skipped", "skipped"],
+    );
+    assert.deepEqual(
+      stageStates(STAGES, "applying", "failed", ["patch_safety_assessed", "patch_apply_begin"]).map(
+        (s) => s.state,
+      ),
+      ["done", "done", "done", "done", "skipped", "failed", "skipped"],
+    );
+    // a result saved before stages said where a call stopped: the end is failed
     assert.deepEqual(
       stageStates(STAGES, "done", "error", []).map((s) => s.state),
       ["done", "done", "done", "skipped", "skipped", "skipped", "failed"],
@@ -353,8 +368,8 @@ describe("stageStates", () => {
       "patch_apply_end",
     ];
     assert.deepEqual(
-      stageStates(STAGES, "done", "declined", declined).map((s) => s.state),
-      ["done", "done", "done", "done", "done", "skipped", "failed"],
+      stageStates(STAGES, "waiting for approval", "declined", declined).map((s) => s.state),
+      ["done", "done", "done", "done", "failed", "skipped", "skipped"],
     );
     // while applying an auto-approved call, the approval stage is already known to be skipped
     assert.equal(

@@ -245,7 +245,12 @@ def model_output(exit_code: int, stdout: str, stderr: str, duration: float) -> s
 
 @dataclass(frozen=True)
 class CallResult:
-    """Everything one call did; the Jupyter layer shows it, the ``turn`` command prints it."""
+    """Everything one call did; the Jupyter layer shows it, the ``turn`` command prints it.
+
+    ``stage`` is ``done`` for a completed call and otherwise the stage (of :data:`STAGES`) where
+    the call stopped: ``verifying`` for a verification error, ``waiting for approval`` for a
+    call that waits or was declined, ``applying`` for a failed application.
+    """
 
     call_id: str
     status: str
@@ -503,6 +508,8 @@ class ApplyPatchCall:
             replacement = hook(result)
             if replacement is not None:
                 result = replace(result, output=replacement)
+        if result.status != COMPLETED:
+            return result  # its stage says where the call stopped
         self.stage = "done"
         return replace(result, stage="done")
 

@@ -275,6 +275,45 @@ def test_runtime_failure_after_a_prefix_keeps_the_prefix() -> None:
     assert types(result)[-1] == "patch_apply_end"
 
 
+@pytest.mark.parametrize(
+    ("body", "decision", "faults", "status", "stage"),
+    [
+        pytest.param("*** Add File: a.txt\n+x", "approve", (), COMPLETED, "done", id="completed"),
+        pytest.param("*** Frob File: a.txt", "approve", (), ERROR, "parsing", id="parse-error"),
+        pytest.param(
+            "*** Update File: a.txt\n@@\n-missing\n+y",
+            "approve",
+            (),
+            ERROR,
+            "verifying",
+            id="verify-error",
+        ),
+        pytest.param(
+            "*** Add File: ../o.txt\n+x",
+            "decline",
+            (),
+            DECLINED,
+            "waiting for approval",
+            id="declined",
+        ),
+        pytest.param(
+            "*** Update File: a.txt\n@@\n-x\n+y",
+            "approve",
+            ("write:1",),
+            FAILED,
+            "applying",
+            id="apply-failed",
+        ),
+    ],
+)
+def test_the_stage_says_where_a_call_stopped(
+    body: str, decision: str, faults: tuple[str, ...], status: str, stage: str
+) -> None:
+    turn, _ = make_turn({"a.txt": "x\n"}, faults=faults)
+    result = turn.run(patch(body), decision)
+    assert (result.status, result.stage) == (status, stage)
+
+
 def test_atomic_transaction_rolls_back() -> None:
     turn, fs = make_turn(
         {"a.txt": "a\n", "b.txt": "b\n"}, faults=("write:3",), transaction=Transaction.ATOMIC
