@@ -313,6 +313,14 @@ export function compareChanges(proposed, delta, status) {
  * no safety assessment after a parse error, no approval request when auto-approved, no apply
  * without a FileChange begin.
  */
+/** Tooltips of the stage states that need one. */
+const STAGE_TITLES = /** @type {Record<string, string>} */ (
+  Object.freeze({
+    skipped: "not needed for this call",
+    unreached: "not reached: the call stopped before",
+  })
+);
+
 export const STAGE_EVIDENCE = Object.freeze({
   safety: "patch_safety_assessed",
   "waiting for approval": "apply_patch_approval_request",
@@ -321,9 +329,9 @@ export const STAGE_EVIDENCE = Object.freeze({
 
 /**
  * Each stage with its state: `done`, `active`, `todo`, `skipped` (passed without the event that
- * proves it ran, see STAGE_EVIDENCE, or never reached by a call that stopped earlier), or
- * `failed` (where a call stopped with a status other than completed / dry-run; Python sends that
- * stage, `done` for a completed call).
+ * proves it ran, see STAGE_EVIDENCE), `failed` (where a call stopped with a status other than
+ * completed / dry-run: Python sends that stage, `done` for a completed call) or `unreached`
+ * (after the stage where a call stopped).
  * @param {string[]} stages
  * @param {string} stage
  * @param {string} status
@@ -348,7 +356,7 @@ export function stageStates(stages, stage, status, eventTypes = []) {
     if (at < 0) state = "todo";
     else if (i < at) state = skipped(name) ? "skipped" : "done";
     else if (i === at) state = !ended ? "active" : bad ? "failed" : "done";
-    else if (bad) state = "skipped";
+    else if (bad) state = "unreached";
     return { name, state };
   });
 }
@@ -690,7 +698,7 @@ function render({ model, el }) {
           h("li", {
             class: `applypatch-stage applypatch-stage-${st.state}`,
             "aria-current": st.state === "active" ? "step" : null,
-            title: st.state === "skipped" ? "not needed for this call" : null,
+            title: STAGE_TITLES[st.state] ?? null,
             text: st.name,
           }),
         ),

@@ -342,17 +342,17 @@ describe("stageStates", () => {
     // a call that stopped: failed where it stopped, the rest never reached
     assert.deepEqual(
       stageStates(STAGES, "parsing", "error", []).map((s) => s.state),
-      ["done", "failed", "skipped", "skipped", "skipped", "skipped", "skipped"],
+      ["done", "failed", "unreached", "unreached", "unreached", "unreached", "unreached"],
     );
     assert.deepEqual(
       stageStates(STAGES, "verifying", "error", ["patch_apply_updated"]).map((s) => s.state),
-      ["done", "done", "failed", "skipped", "skipped", "skipped", "skipped"],
+      ["done", "done", "failed", "unreached", "unreached", "unreached", "unreached"],
     );
     assert.deepEqual(
       stageStates(STAGES, "applying", "failed", ["patch_safety_assessed", "patch_apply_begin"]).map(
         (s) => s.state,
       ),
-      ["done", "done", "done", "done", "skipped", "failed", "skipped"],
+      ["done", "done", "done", "done", "skipped", "failed", "unreached"],
     );
     // a result saved before stages said where a call stopped: the end is failed
     assert.deepEqual(
@@ -369,7 +369,7 @@ describe("stageStates", () => {
     ];
     assert.deepEqual(
       stageStates(STAGES, "waiting for approval", "declined", declined).map((s) => s.state),
-      ["done", "done", "done", "done", "failed", "skipped", "skipped"],
+      ["done", "done", "done", "done", "failed", "unreached", "unreached"],
     );
     // while applying an auto-approved call, the approval stage is already known to be skipped
     assert.equal(

@@ -182,6 +182,11 @@ def test_approval_click_and_failed_call(
 
     # the match failure: the closest region, whitespace and look-alikes made visible
     expect(mismatch.get_by_test_id("applypatch-status")).to_have_text("error", timeout=30_000)
+    # the stage that failed is marked, the later ones were never reached
+    stages = mismatch.get_by_test_id("applypatch-stage")
+    expect(stages.locator(".applypatch-stage-failed")).to_have_text(["verifying"])
+    expect(stages.locator(".applypatch-stage-unreached")).to_have_count(4)
+    expect(stages.locator(".applypatch-stage-done")).to_have_text(["streaming", "parsing"])
     explanation = mismatch.get_by_test_id("applypatch-explanation")
     expect(explanation).to_be_visible()
     expect(explanation).to_contain_text("closest region starts at line 1")
@@ -210,6 +215,9 @@ def test_approval_click_and_failed_call(
     expect(delta.locator("[data-state=missing]")).to_contain_text("a2.txt")
     expect(delta).to_contain_text("inexact")
     expect(failing.locator(".applypatch-stderr")).to_contain_text("Failed to write file")
+    expect(
+        failing.get_by_test_id("applypatch-stage").locator(".applypatch-stage-failed")
+    ).to_have_text(["applying"])
     failing.screenshot(path=str(artifacts_dir / "widget-failed.png"))
 
     # click: the buttons disable themselves at once (read in the same task as the click: the
