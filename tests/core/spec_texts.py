@@ -13,6 +13,11 @@ DUPLICATE_ENV = "apply_patch environment_id cannot be specified more than once"
 NO_LINES = "Update hunk does not contain any lines"
 
 
+def patch(*body: str) -> str:
+    """A canonical patch: Begin, the body lines, End, joined with LF, no final newline."""
+    return "\n".join([BEGIN, *body, END])
+
+
 def not_a_header(line: str) -> str:
     return (
         f"'{line}' is not a valid hunk header. Valid hunk headers: "

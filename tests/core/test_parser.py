@@ -35,13 +35,9 @@ from .spec_texts import (
     empty_update,
     expected_marker,
     not_a_header,
+    patch,
     unexpected,
 )
-
-
-def patch(*body: str) -> str:
-    """A canonical patch: Begin, the body lines, End, joined with LF, no final newline."""
-    return "\n".join([BEGIN, *body, END])
 
 
 def chunk(*diff_lines: str, context: str | None = None, eof: bool = False) -> UpdateFileChunk:

@@ -36,13 +36,9 @@ from .spec_texts import (
     NO_LINES,
     expected_marker,
     not_a_header,
+    patch,
     unexpected,
 )
-
-
-def patch(*body: str) -> str:
-    """A canonical patch: Begin, the body lines, End, joined with LF, no final newline."""
-    return "\n".join([BEGIN, *body, END])
 
 
 def stream(deltas: Iterable[str]) -> tuple[list[HunkSnapshot], HunkSnapshot, str | None]:
