@@ -665,16 +665,17 @@ def profile(name: str) -> None:
     table["g-ws"] = wl.big_update(context_form="whitespace")
     table["g-punct"] = wl.big_update(context_form="typographic")
     if name.startswith("e"):
-        from applypatch_ext.core.streaming import StreamingPatchParser
+        from applypatch_ext.core.preview import ApplyPatchArgumentDiffConsumer
 
+        # The preview consumer (it feeds the parser): "e" on the 1 MB patch, "e-a" on (a)'s.
         text = wl.multi_file_stream() if name == "e" else table["a"].patch
         deltas = [text[i : i + DELTA_SIZE] for i in range(0, len(text), DELTA_SIZE)]
         prof = cProfile.Profile()
         prof.enable()
-        parser = StreamingPatchParser()
+        consumer = ApplyPatchArgumentDiffConsumer("profile")
         for delta in deltas:
-            parser.push_delta(delta)
-        parser.finish()
+            consumer.push_delta(delta)
+        consumer.finish()
         prof.disable()
     else:
         w = table[name]
@@ -699,7 +700,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=11, help="Runs per measurement (median).")
     parser.add_argument("--output", type=Path, help="Also write the report (Markdown) here.")
     parser.add_argument("--no-peers", action="store_true", help="Do not install or time peers.")
-    parser.add_argument("--profile", metavar="WORKLOAD", help="cProfile ours on a, b, c, d, ...")
+    parser.add_argument(
+        "--profile",
+        metavar="WORKLOAD",
+        help="cProfile ours on a, b, c, d, g-ws, g-punct, or the preview consumer: e (1 MB), e-a.",
+    )
     args = parser.parse_args(argv)
     if args.profile:
         profile(args.profile)
