@@ -263,6 +263,10 @@ class StreamingPatchParser:
     1
     """
 
+    #: ``feed(delta)``: take a delta in, to be parsed at the next read (the bound ``append`` of
+    #: the parser's buffer, so that a call costs no Python frame).
+    feed: Callable[[str], None]
+
     def __init__(self) -> None:
         self.line_number = 0
         self.environment_id: str | None = None
@@ -271,7 +275,7 @@ class StreamingPatchParser:
         # end; those before it hold none (they are the start of a line still incomplete).
         self._buffer: list[str] = []
         self._clean = 0
-        self.feed: Callable[[str], None] = self._buffer.append
+        self.feed = self._buffer.append
         self._hunks: list[Hunk] = []  # completed hunks, frozen
         self._current: _Builder | None = None  # the hunk still growing
         self._error: ParseError | None = None
