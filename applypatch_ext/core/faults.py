@@ -4,7 +4,8 @@ Used by the ``turn`` command, the magic's ``--fault`` option, the tests and the 
 notebooks. A fault is written as ``KIND:ARG``:
 
 ============================  ===============================================================
-``write:N``                   the N-th file write (1-based) fails with EIO
+``write:N``                   the N-th file write (1-based) fails with EIO (a write retried
+                              after creating missing parent directories counts once)
 ``write:PATH``                every write of PATH fails with EIO
 ``delete:PATH``               removing PATH fails with EIO (a Delete File hunk)
 ``remove-source:PATH``        removing PATH as the source of a move fails with EIO
@@ -190,7 +191,14 @@ class FaultyFilesystem:
             if fault.kind == "write" and (fault.index == self.writes or fault.path == path):
                 self._fire(fault)
                 raise _io_error(path)
-        self.inner.write_bytes(path, data)
+        try:
+            self.inner.write_bytes(path, data)
+        except FileNotFoundError:
+            # Nothing was written: a parent directory is missing, and the caller creates it and
+            # writes again. That second try is the same file write for write:N and cancel:N.
+            self.writes -= 1
+            self.mutations -= 1
+            raise
 
     def create_dirs(self, path: str) -> None:
         self._mutation(path)

@@ -314,6 +314,14 @@ def test_the_stage_says_where_a_call_stopped(
     assert (result.status, result.stage) == (status, stage)
 
 
+def test_write_n_counts_a_write_retried_in_a_new_directory_once() -> None:
+    turn, fs = make_turn(faults=("write:2",))
+    result = turn.run(patch("*** Add File: new/a.txt\n+a\n*** Add File: new/b.txt\n+b"), "approve")
+    assert result.status == FAILED
+    assert result.stderr == f"Failed to write file {ROOT}/new/b.txt\n"
+    assert files(fs) == {"new": None, "new/a.txt": b"a\n"}
+
+
 def test_atomic_transaction_rolls_back() -> None:
     turn, fs = make_turn(
         {"a.txt": "a\n", "b.txt": "b\n"}, faults=("write:3",), transaction=Transaction.ATOMIC
