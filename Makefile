@@ -37,7 +37,7 @@ conformance: $(STAMP)
 	$(PY) tools/conformance.py --cache $(CACHE)
 
 bench: $(STAMP)
-	$(PY) bench/run.py --cache $(CACHE)
+	$(PY) bench/run.py --cache $(CACHE) --output bench/RESULTS.md
 
 fuzz: $(STAMP)
 	APPLYPATCH_FUZZ_SCALE=50 $(PY) -m pytest tests/reliability -q -p no:cacheprovider
