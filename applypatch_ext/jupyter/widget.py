@@ -18,6 +18,9 @@ from ..core.pipeline import CALL_STATUSES, STAGES
 from .assets import asset_path
 from .display import render_html, render_plain
 
+# The tag of a displayed trait: synced, and part of state_json (what the static views render).
+SHOWN: dict[str, Any] = {"sync": True, "displayed": True}
+
 
 class ApplyPatchWidget(anywidget.AnyWidget):
     """Shows one apply_patch tool call live: stream, plan, safety, approval, result, TurnDiff."""
@@ -29,44 +32,42 @@ class ApplyPatchWidget(anywidget.AnyWidget):
     stages = traitlets.List(list(STAGES), help="The pipeline stages, in order.").tag(sync=True)
     statuses = traitlets.List(list(CALL_STATUSES), help="Every call status.").tag(sync=True)
 
-    title = traitlets.Unicode("", help="A short label: call id and working directory.").tag(
-        sync=True
-    )
-    call_id = traitlets.Unicode("", help="The tool call's id.").tag(sync=True)
-    cwd = traitlets.Unicode("", help="The working directory the call runs against.").tag(sync=True)
-    dry_run = traitlets.Bool(False, help="True for --dry-run: nothing is written.").tag(sync=True)
+    title = traitlets.Unicode("", help="A short label: call id and working directory.").tag(**SHOWN)
+    call_id = traitlets.Unicode("", help="The tool call's id.").tag(**SHOWN)
+    cwd = traitlets.Unicode("", help="The working directory the call runs against.").tag(**SHOWN)
+    dry_run = traitlets.Bool(False, help="True for --dry-run: nothing is written.").tag(**SHOWN)
 
     patch_text = traitlets.Unicode("", help="The streamed patch text so far (display copy).").tag(
-        sync=True
+        **SHOWN
     )
     patch_truncated = traitlets.Bool(
         False, help="True when patch_text was cut for display (never for application)."
-    ).tag(sync=True)
+    ).tag(**SHOWN)
     current_line = traitlets.Int(0, help="1-based line being streamed; 0 when done.").tag(sync=True)
-    stage = traitlets.Unicode("streaming", help="The current pipeline stage.").tag(sync=True)
+    stage = traitlets.Unicode("streaming", help="The current pipeline stage.").tag(**SHOWN)
 
     planned = traitlets.Dict(
         help="Planned changes from the latest PatchApplyUpdated event (path as written)."
-    ).tag(sync=True)
-    safety = traitlets.Dict(help="The safety decision: decision, reason, sandboxed.").tag(sync=True)
+    ).tag(**SHOWN)
+    safety = traitlets.Dict(help="The safety decision: decision, reason, sandboxed.").tag(**SHOWN)
     approval = traitlets.Dict(
         help="The pending approval request (files, reason, retry), or {} when none."
-    ).tag(sync=True)
-    proposed = traitlets.Dict(help="The verified change map of the begin event.").tag(sync=True)
+    ).tag(**SHOWN)
+    proposed = traitlets.Dict(help="The verified change map of the begin event.").tag(**SHOWN)
 
-    status = traitlets.Unicode("", help="The call status; empty while running.").tag(sync=True)
-    output = traitlets.Unicode("", help="The text the model would receive.").tag(sync=True)
-    stdout = traitlets.Unicode("", help="The attempt's stdout.").tag(sync=True)
-    stderr = traitlets.Unicode("", help="The attempt's stderr.").tag(sync=True)
-    error = traitlets.Unicode("", help="The error that stopped the call, if any.").tag(sync=True)
-    delta = traitlets.Dict(help="The committed delta: changes and exact.").tag(sync=True)
-    turn_diff = traitlets.Unicode("", help="The cumulative TurnDiff of the turn.").tag(sync=True)
+    status = traitlets.Unicode("", help="The call status; empty while running.").tag(**SHOWN)
+    output = traitlets.Unicode("", help="The text the model would receive.").tag(**SHOWN)
+    stdout = traitlets.Unicode("", help="The attempt's stdout.").tag(**SHOWN)
+    stderr = traitlets.Unicode("", help="The attempt's stderr.").tag(**SHOWN)
+    error = traitlets.Unicode("", help="The error that stopped the call, if any.").tag(**SHOWN)
+    delta = traitlets.Dict(help="The committed delta: changes and exact.").tag(**SHOWN)
+    turn_diff = traitlets.Unicode("", help="The cumulative TurnDiff of the turn.").tag(**SHOWN)
     events: traitlets.List[Any] = traitlets.List(
         help="The timeline: type, time and a one-line summary."
-    ).tag(sync=True)
+    ).tag(**SHOWN)
     explanation = traitlets.Dict(
         help="For a 'Failed to find ...' error: the closest region of the file."
-    ).tag(sync=True)
+    ).tag(**SHOWN)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -85,29 +86,14 @@ class ApplyPatchWidget(anywidget.AnyWidget):
 
     def state_json(self) -> dict[str, Any]:
         """The displayed state as plain JSON (what the fallback representations render)."""
-        names = [
-            "title",
-            "call_id",
-            "cwd",
-            "dry_run",
-            "patch_text",
-            "patch_truncated",
-            "stage",
-            "planned",
-            "safety",
-            "approval",
-            "proposed",
-            "status",
-            "output",
-            "stdout",
-            "stderr",
-            "error",
-            "delta",
-            "turn_diff",
-            "events",
-            "explanation",
-        ]
-        return {name: getattr(self, name) for name in names}
+        return {name: getattr(self, name) for name in self.displayed_traits()}
+
+    @classmethod
+    def displayed_traits(cls) -> list[str]:
+        """The synced traits tagged ``displayed``, in the order the class defines them."""
+        tagged = cls.class_traits(sync=True, displayed=True)
+        order = [name for klass in reversed(cls.__mro__) for name in vars(klass)]
+        return sorted(tagged, key=order.index)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         bundle = super()._repr_mimebundle_(**kwargs)

@@ -11,7 +11,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
-from applypatch_ext.core.pipeline import CALL_STATUSES, RETRY_REASON, STAGES
+from applypatch_ext.core.pipeline import CALL_STATUSES, COMPLETED, RETRY_REASON, STAGES
 from applypatch_ext.jupyter.assets import asset_path
 from applypatch_ext.jupyter.widget import ApplyPatchWidget
 
@@ -119,6 +119,31 @@ def test_every_trait_the_front_end_reads_is_synced() -> None:
     assert listened == read, listened ^ read
     # every trait of the contract is shown, except the call id (it is in the title)
     assert own - read == {"call_id"}
+
+
+def test_state_json_is_the_displayed_traits() -> None:
+    widget = ApplyPatchWidget(call_id="c1", status=COMPLETED, planned={"a": {"type": "add"}})
+    state = widget.state_json()
+    tagged = ApplyPatchWidget.class_traits(sync=True, displayed=True)
+    assert list(state) == widget.displayed_traits()
+    assert set(state) == set(tagged)
+    assert {"vocabulary", "current_line"}.isdisjoint(state)  # not what a static view shows
+    assert state["call_id"] == "c1" and state["status"] == COMPLETED
+    assert state["planned"] == {"a": {"type": "add"}}
+    # the order is the class's, as the static representations were written against
+    assert list(state)[:3] == ["title", "call_id", "cwd"]
+
+
+def test_the_results_displayed_state_is_a_part_of_the_widgets(
+    run_magic: Magic, tmp_path: Path
+) -> None:
+    (tmp_path / "main.py").write_text('print("old")\n')
+    run = run_magic("--stream-chunk 0 res", TWO_FILES)
+    result_state = run_magic.shell.user_ns["res"].state_json()
+    widget_state = run.widget.state_json()
+    assert set(result_state) <= set(widget_state), set(result_state) - set(widget_state)
+    for name in ("status", "stage", "delta", "turn_diff", "proposed"):
+        assert result_state[name] == widget_state[name], name
 
 
 def test_the_front_end_is_one_self_contained_module() -> None:
