@@ -14,9 +14,114 @@ from typing import Any
 import anywidget
 import traitlets
 
-from ..core.pipeline import CALL_STATUSES, STAGES
+from ..core.events import ApplyPatchApprovalRequest, PatchApplyBegin, PatchSafetyAssessed
+from ..core.pipeline import (
+    AWAITING_APPROVAL,
+    CALL_STATUSES,
+    CANCELLED,
+    COMPLETED,
+    DECLINED,
+    DRY_RUN,
+    ERROR,
+    FAILED,
+    REJECTED,
+    STAGES,
+)
 from .assets import asset_path
 from .display import render_html, render_plain
+
+# The status trait while the call runs (it has no status yet).
+RUNNING = ""
+
+
+def _meaning(
+    label: str,
+    tone: str,
+    summary: str,
+    *,
+    terminal: bool = True,
+    wrote: bool = False,
+    success: bool = False,
+    dry_run: bool = False,
+    user_declined: bool = False,
+) -> dict[str, Any]:
+    return {
+        "label": label,
+        "tone": tone,
+        "terminal": terminal,
+        "wrote": wrote,
+        "success": success,
+        "dry_run": dry_run,
+        "user_declined": user_declined,
+        "summary": summary,
+    }
+
+
+def call_vocabulary() -> dict[str, Any]:
+    """What each call status and stage means to the front end (the ``vocabulary`` trait).
+
+    The front end branches on these meanings, never on a status or stage name, and its CSS
+    styles tones, so a renamed or added status is one change here. Per status:
+
+    - ``label``: the words shown; ``tone``: ``ok``, ``bad``, ``waiting``, ``neutral`` or
+      ``running`` (what the CSS styles);
+    - ``terminal``: the call will not change any more; ``wrote``: something can have been
+      written (a declined retry or a pending one may follow a sandboxed attempt that wrote);
+    - ``success``: the call went where it should (its last stage is done, not failed);
+      ``dry_run``: verified only, nothing written by design; ``user_declined``: the user said no;
+    - ``summary``: which form the header's one-line summary takes (``progress``,
+      ``approval``, ``verified-only``, ``changed``, ``committed-of-proposed``, ``nothing-written``
+      or ``error``).
+
+    ``unknown`` is the meaning of a status missing from the table (shown as itself). Per stage,
+    in order: its ``label``, the ``evidence`` (the event type that proves a call went through
+    a stage it may skip) and whether it ``writes``.
+    """
+    statuses = {
+        RUNNING: _meaning("running", "running", "progress", terminal=False, wrote=True),
+        COMPLETED: _meaning(COMPLETED, "ok", "changed", wrote=True, success=True),
+        FAILED: _meaning(FAILED, "bad", "committed-of-proposed", wrote=True),
+        DECLINED: _meaning(DECLINED, "bad", "nothing-written", wrote=True, user_declined=True),
+        REJECTED: _meaning(REJECTED, "bad", "error"),
+        ERROR: _meaning(ERROR, "bad", "error"),
+        CANCELLED: _meaning(CANCELLED, "bad", "committed-of-proposed", wrote=True),
+        AWAITING_APPROVAL: _meaning(
+            AWAITING_APPROVAL, "waiting", "approval", terminal=False, wrote=True
+        ),
+        DRY_RUN: _meaning(DRY_RUN, "neutral", "verified-only", success=True, dry_run=True),
+    }
+    missing = set(CALL_STATUSES) - set(statuses)
+    if missing:  # a status added to the core without saying what it means
+        raise ValueError(
+            f"call_vocabulary() in {__name__} gives no meaning for the call status(es) "
+            f"{sorted(missing)}: add one per status of CALL_STATUSES {list(CALL_STATUSES)}"
+        )
+    evidence = {
+        "safety": PatchSafetyAssessed.type,
+        "waiting for approval": ApplyPatchApprovalRequest.type,
+        "applying": PatchApplyBegin.type,
+    }
+    strange = set(evidence) - set(STAGES)
+    if strange:  # a stage renamed in the core
+        raise ValueError(
+            f"call_vocabulary() in {__name__} names the unknown stage(s) {sorted(strange)}; "
+            f"the stages are {list(STAGES)}"
+        )
+    stages = [
+        {
+            "name": name,
+            "label": name,
+            "evidence": evidence.get(name),
+            "writes": name == "applying",
+        }
+        for name in STAGES
+    ]
+    return {
+        "statuses": statuses,
+        "unknown": _meaning("", "bad", "error", wrote=True),
+        "stages": stages,
+    }
+
 
 # The tag of a displayed trait: synced, and part of state_json (what the static views render).
 SHOWN: dict[str, Any] = {"sync": True, "displayed": True}
@@ -28,9 +133,10 @@ class ApplyPatchWidget(anywidget.AnyWidget):
     _esm = asset_path("widget.js")
     _css = asset_path("widget.css")
 
-    # constants the front end reads instead of hard-coding them
-    stages = traitlets.List(list(STAGES), help="The pipeline stages, in order.").tag(sync=True)
-    statuses = traitlets.List(list(CALL_STATUSES), help="Every call status.").tag(sync=True)
+    # what the front end reads instead of hard-coding statuses and stages
+    vocabulary = traitlets.Dict(
+        call_vocabulary(), help="What each status and stage means (see call_vocabulary)."
+    ).tag(sync=True)
 
     title = traitlets.Unicode("", help="A short label: call id and working directory.").tag(**SHOWN)
     call_id = traitlets.Unicode("", help="The tool call's id.").tag(**SHOWN)
