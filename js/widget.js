@@ -8,8 +8,8 @@
  * sends one message back, `{type: "approval", decision}`, when an approval button is clicked.
  * It never decides what a status or a stage means: Python sends it (the `vocabulary` trait:
  * per status a label, a tone the CSS styles and the flags the view branches on; per stage its
- * label and evidence). It renders a bounded number of lines of any text, so big patches stay
- * cheap.
+ * label and evidence; per safety decision its label and tone). It renders a bounded number of
+ * lines of any text, so big patches stay cheap.
  *
  * Layout: pure helpers, then one section renderer per part of the view (`xxxSection()` makes
  * its DOM and returns `{el, update(state)}`), then SECTION_STATE (the state each section reads
@@ -657,22 +657,29 @@ export function stagesSection() {
   return { el, update };
 }
 
-/** The safety decision, its reason, and whether the attempt is sandboxed; hidden before it. */
+/**
+ * The safety decision (its label and tone from the vocabulary's `safety`), its reason, and
+ * whether the attempt is sandboxed; hidden before it.
+ */
 export function safetySection() {
   const el = h("div", { class: "applypatch-safety" });
-  /** @param {{safety: Record<string, any>}} s */
-  const update = ({ safety }) => {
+  /** @param {{safety: Record<string, any>, meanings: Record<string, any>}} s */
+  const update = ({ safety, meanings }) => {
     el.hidden = !safety.decision;
     if (el.hidden) {
       fill(el);
       return;
     }
+    const decision = str(safety.decision);
+    const meaning = Object.prototype.hasOwnProperty.call(meanings, decision) ? obj(meanings[decision]) : {};
+    const tone = /^[a-z-]+$/.test(str(meaning.tone)) ? str(meaning.tone) : "neutral";
     fill(
       el,
       "safety: ",
       h("span", {
-        class: `applypatch-badge applypatch-safety-${str(safety.decision)}`,
-        text: str(safety.decision),
+        class: `applypatch-badge applypatch-safety-tone-${tone}`,
+        "data-decision": decision,
+        text: str(meaning.label) || decision,
       }),
       safety.sandboxed ? h("span", { class: "applypatch-badge", text: "sandboxed" }) : null,
       safety.reason ? h("span", { class: "applypatch-reason", text: str(safety.reason) }) : null,
@@ -1074,7 +1081,7 @@ export const SECTION_STATE = {
     meaning: statusMeaning(get("vocabulary"), get("status")),
     eventTypes: arr(get("events")).map((e) => str(obj(e).type)),
   }),
-  safety: (get) => ({ safety: obj(get("safety")) }),
+  safety: (get) => ({ safety: obj(get("safety")), meanings: obj(obj(get("vocabulary")).safety) }),
   approval: (get) => ({ approval: obj(get("approval")), cwd: str(get("cwd")) }),
   result: (get) => ({
     error: str(get("error")),
@@ -1105,7 +1112,7 @@ export const DEPENDENTS = Object.freeze({
   title: ["header"],
   cwd: ["header", "approval", "explanation", "planned", "changes"],
   dry_run: ["header"],
-  vocabulary: ["header", "stages", "changes"],
+  vocabulary: ["header", "stages", "safety", "changes"],
   status: ["header", "stages", "result", "changes"],
   stage: ["header", "stages"],
   safety: ["safety"],

@@ -1084,10 +1084,16 @@ describe("vocabulary", () => {
     assert.ok(STAGES.length >= 2 && STAGES.every((s) => s.label), JSON.stringify(STAGES));
   });
 
-  test("widget.css styles every tone Python sends and names no status", () => {
+  test("widget.css styles every tone Python sends and names no status or safety decision", () => {
     const css = readFileSync(path.join(REPO, "js", "widget.css"), "utf8");
     const tones = new Set([...Object.values(VOCABULARY.statuses), VOCABULARY.unknown].map((m) => m.tone));
     for (const tone of tones) assert.match(css, new RegExp(`\\.applypatch-tone-${tone}\\b`), tone);
+    for (const { tone } of Object.values(VOCABULARY.safety)) {
+      assert.match(css, new RegExp(`\\.applypatch-safety-tone-${tone}\\b`), tone);
+    }
+    for (const decision of Object.keys(VOCABULARY.safety)) {
+      assert.doesNotMatch(css, new RegExp(`applypatch-safety-${decision}\\b`), decision);
+    }
     for (const status of Object.keys(VOCABULARY.statuses).filter(Boolean)) {
       assert.doesNotMatch(css, new RegExp(`applypatch-status-${status}\\b`), status);
     }
@@ -1214,12 +1220,19 @@ describe("sections", () => {
 
   test("safety: hidden until decided; decision, sandbox and reason", () => {
     const safety = safetySection();
-    safety.update({ safety: {} });
+    const meanings = VOCABULARY.safety;
+    safety.update({ safety: {}, meanings });
     assert.equal(safety.el.hidden, true);
-    safety.update({ safety: { decision: "ask-user", reason: "outside the workspace", sandboxed: false } });
+    const [decision, m] = Object.entries(meanings).find(([, v]) => v.tone === "waiting") ?? [];
+    assert.ok(decision && m, "no safety decision waits for the user");
+    safety.update({ safety: { decision, reason: "outside the workspace", sandboxed: false }, meanings });
     assert.equal(safety.el.hidden, false);
-    assert.equal(fake(safety.el).textContent, "safety: ask-useroutside the workspace");
-    assert.equal(fake(safety.el).byClass("applypatch-safety-ask-user").length, 1);
+    assert.equal(fake(safety.el).textContent, `safety: ${m.label}outside the workspace`);
+    assert.equal(fake(safety.el).byClass("applypatch-safety-tone-waiting").length, 1);
+    // a decision Python does not know is shown as itself, neutral
+    safety.update({ safety: { decision: "new", sandboxed: true }, meanings });
+    assert.equal(fake(safety.el).textContent, "safety: newsandboxed");
+    assert.equal(fake(safety.el).byClass("applypatch-safety-tone-neutral").length, 1);
   });
 
   test("approval: a click sends once; the same request keeps the buttons off; dispose", () => {

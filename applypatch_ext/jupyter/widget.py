@@ -27,6 +27,7 @@ from ..core.pipeline import (
     REJECTED,
     STAGES,
 )
+from ..core.safety import AskUser, AutoApprove, Reject
 from .assets import asset_path
 from .display import render_html, render_plain
 
@@ -75,7 +76,8 @@ def call_vocabulary() -> dict[str, Any]:
 
     ``unknown`` is the meaning of a status missing from the table (shown as itself). Per stage,
     in order: its ``label``, the ``evidence`` (the event type that proves a call went through
-    a stage it may skip) and whether it ``writes``.
+    a stage it may skip) and whether it ``writes``. Per safety decision: its ``label`` and
+    ``tone``.
     """
     statuses = {
         RUNNING: _meaning("running", "running", "progress", terminal=False, wrote=True),
@@ -116,10 +118,15 @@ def call_vocabulary() -> dict[str, Any]:
         }
         for name in STAGES
     ]
+    safety = {
+        decision.decision: {"label": decision.decision, "tone": tone}
+        for decision, tone in ((AutoApprove, "ok"), (AskUser, "waiting"), (Reject, "bad"))
+    }
     return {
         "statuses": statuses,
         "unknown": _meaning("", "bad", "error", wrote=True),
         "stages": stages,
+        "safety": safety,
     }
 
 

@@ -23,6 +23,7 @@ from applypatch_ext.core.pipeline import (
     RETRY_REASON,
     STAGES,
 )
+from applypatch_ext.core.safety import AskUser, AutoApprove, Reject
 from applypatch_ext.jupyter.assets import asset_path
 from applypatch_ext.jupyter.widget import ApplyPatchWidget, call_vocabulary
 
@@ -161,6 +162,13 @@ def test_the_vocabulary_says_what_every_status_and_stage_means() -> None:
     assert set(evidence.values()) <= event_types, evidence
     assert set(evidence) == {"safety", "waiting for approval", "applying"}
     assert [s["name"] for s in stages if s["writes"]] == ["applying"]
+    safety = vocabulary["safety"]
+    assert set(safety) == {AutoApprove.decision, AskUser.decision, Reject.decision}
+    assert {d: m["tone"] for d, m in safety.items()} == {
+        AutoApprove.decision: "ok",
+        AskUser.decision: "waiting",
+        Reject.decision: "bad",
+    }
     json.dumps(vocabulary)  # plain JSON: it is a synced trait
 
 
@@ -188,6 +196,8 @@ def test_the_front_end_holds_no_status_or_stage_of_its_own() -> None:
         assert f'"{name}"' not in source, f"widget.js spells {name!r}: read it from vocabulary"
     for name in CALL_STATUSES:
         assert f"status-{name}" not in css, f"widget.css styles {name!r}: style its tone"
+    for decision in (AutoApprove.decision, AskUser.decision, Reject.decision):
+        assert f"safety-{decision}" not in css, f"widget.css styles {decision!r}: style its tone"
 
 
 def test_state_json_is_the_displayed_traits() -> None:
