@@ -79,6 +79,15 @@ def call_vocabulary() -> dict[str, Any]:
     a stage it may skip) and whether it ``writes``. Per safety decision: its ``label`` and
     ``tone``.
     """
+    return {
+        "statuses": _status_meanings(),
+        "unknown": _meaning("", "bad", "error", wrote=True),
+        "stages": _stage_meanings(),
+        "safety": _safety_meanings(),
+    }
+
+
+def _status_meanings() -> dict[str, dict[str, Any]]:
     statuses = {
         RUNNING: _meaning("running", "running", "progress", terminal=False, wrote=True),
         COMPLETED: _meaning(COMPLETED, "ok", "changed", wrote=True, success=True),
@@ -98,6 +107,10 @@ def call_vocabulary() -> dict[str, Any]:
             f"call_vocabulary() in {__name__} gives no meaning for the call status(es) "
             f"{sorted(missing)}: add one per status of CALL_STATUSES {list(CALL_STATUSES)}"
         )
+    return statuses
+
+
+def _stage_meanings() -> list[dict[str, Any]]:
     evidence = {
         "safety": PatchSafetyAssessed.type,
         "waiting for approval": ApplyPatchApprovalRequest.type,
@@ -109,24 +122,16 @@ def call_vocabulary() -> dict[str, Any]:
             f"call_vocabulary() in {__name__} names the unknown stage(s) {sorted(strange)}; "
             f"the stages are {list(STAGES)}"
         )
-    stages = [
-        {
-            "name": name,
-            "label": name,
-            "evidence": evidence.get(name),
-            "writes": name == "applying",
-        }
+    return [
+        {"name": name, "label": name, "evidence": evidence.get(name), "writes": name == "applying"}
         for name in STAGES
     ]
-    safety = {
+
+
+def _safety_meanings() -> dict[str, dict[str, str]]:
+    return {
         decision.decision: {"label": decision.decision, "tone": tone}
         for decision, tone in ((AutoApprove, "ok"), (AskUser, "waiting"), (Reject, "bad"))
-    }
-    return {
-        "statuses": statuses,
-        "unknown": _meaning("", "bad", "error", wrote=True),
-        "stages": stages,
-        "safety": safety,
     }
 
 

@@ -24,6 +24,7 @@ from applypatch_ext.core.pipeline import (
     STAGES,
 )
 from applypatch_ext.core.safety import AskUser, AutoApprove, Reject
+from applypatch_ext.jupyter import widget as widget_module
 from applypatch_ext.jupyter.assets import asset_path
 from applypatch_ext.jupyter.widget import ApplyPatchWidget, call_vocabulary
 
@@ -170,6 +171,16 @@ def test_the_vocabulary_says_what_every_status_and_stage_means() -> None:
         Reject.decision: "bad",
     }
     json.dumps(vocabulary)  # plain JSON: it is a synced trait
+
+
+def test_a_status_without_a_meaning_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the core gains a status nobody said the meaning of: the widget refuses to guess
+    monkeypatch.setattr(widget_module, "CALL_STATUSES", (*CALL_STATUSES, "paused"))
+    with pytest.raises(ValueError, match=r"no meaning for the call status\(es\) \['paused'\]"):
+        call_vocabulary()
+    monkeypatch.setattr(widget_module, "STAGES", tuple(s for s in STAGES if s != "safety"))
+    with pytest.raises(ValueError, match=r"unknown stage\(s\) \['safety'\]"):
+        widget_module._stage_meanings()
 
 
 def test_every_trait_the_front_end_reads_is_synced() -> None:
