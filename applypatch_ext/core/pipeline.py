@@ -70,9 +70,10 @@ from .safety import (
     Reject,
     SafetyCheck,
     assess_patch_safety,
-    writable_paths,
+    hunk_write_paths,
 )
 from .sandbox import (
+    GrantedFilesystem,
     NoFollowFilesystem,
     PermissionProfile,
     SandboxDenied,
@@ -660,9 +661,15 @@ class ApplyPatchCall:
             PatchApplyBegin(self.call_id, turn.turn_id, isinstance(safety, AutoApprove), changes)
         )
 
-        # 6. approval
-        paths = writable_paths(action)
-        keys = [(environment, p) for p in paths]
+        # 6. approval. Every request lists, and every grant covers, the paths the attempts can
+        # write, read from the hunks that will run (the runtime re-parses the canonical text):
+        # a folded map (--duplicates fold) may hide a move destination (spec 7.4). Computed
+        # only when someone is asked or a grant is given (an auto-approved call needs none).
+        paths: list[str] = []
+        keys: list[tuple[str, str]] = []
+        if isinstance(safety, AskUser):
+            paths = hunk_write_paths(parse_patch(parsed.patch).hunks, cwd)
+            keys = [(environment, p) for p in paths]
         approved = isinstance(safety, AskUser) and all(k in turn.session_approvals for k in keys)
         if isinstance(safety, AskUser) and not approved:
             self.stage = "waiting for approval"
@@ -698,6 +705,7 @@ class ApplyPatchCall:
             # Denied anyway (a symlink leading out, a simulated denial): retry unsandboxed,
             # asking first unless the user already approved this call (Codex does not ask twice).
             retry = True
+            paths = paths or hunk_write_paths(parse_patch(parsed.patch).hunks, cwd)
             if not approved:
                 self.stage = "waiting for approval"
                 decision = yield self._request(
@@ -706,8 +714,9 @@ class ApplyPatchCall:
                 self._emit(ApplyPatchApprovalDecision(self.call_id, decision.value, retry=True))
                 retry = decision.approved
             if retry:
+                # Unsandboxed, but confined to the paths the request listed.
                 self.stage = "applying"
-                outcome = self._attempt(parsed, cwd, root, sandboxed=False)
+                outcome = self._attempt(parsed, cwd, root, sandboxed=False, approved=paths)
 
         if isinstance(outcome.error, CancelledError):
             # Like an aborted turn: no end event; what was written is tracked honestly.
@@ -770,8 +779,8 @@ class ApplyPatchCall:
         """Apply the whole canonical patch once; append its delta to the call's delta.
 
         Paths resolve against ``cwd``; the sandbox is rooted at ``root`` (the environment's
-        working directory). ``approved`` are the paths the user granted to the sandboxed
-        attempt.
+        working directory). ``approved`` are the paths the user granted: writable in the
+        sandboxed attempt, and the only ones an unsandboxed retry may change.
         """
         assert self._faulty is not None
         self._attempts += 1
@@ -783,8 +792,9 @@ class ApplyPatchCall:
         if sandboxed:
             base = SandboxedFilesystem(base, self.options.sandbox, root, approved=approved)
         elif not self.options.sandbox.has_full_disk_write():
-            # An escalated retry of a sandboxed call runs in no-follow mode (spec 5.6).
-            base = NoFollowFilesystem(base)
+            # An escalated retry of a sandboxed call runs in no-follow mode (spec 5.6), and
+            # changes nothing but the paths it was granted.
+            base = NoFollowFilesystem(GrantedFilesystem(base, approved))
         self._faulty.begin_attempt(base, sandboxed=sandboxed)
         hunks = parse_patch(parsed.patch).hunks  # the runtime re-parses the canonical text
         try:
