@@ -5,7 +5,8 @@ directories), the :class:`~.turn_diff.TurnDiffTracker`, the :class:`~.events.Eve
 the paths approved for the session. :meth:`Turn.call` starts an :class:`ApplyPatchCall`, which
 
 1. streams its input into the preview consumer (``PatchApplyUpdated`` events), then
-2. parses (a shell-form ``apply_patch <<'EOF'`` invocation is recognised), selects the
+2. parses (a shell-form ``apply_patch <<'EOF'`` invocation is recognised; its ``cd DIR`` only
+   moves where the patch's relative paths resolve, never the sandbox's roots), selects the
    environment, verifies (read only), assesses safety (``Reject``: no begin/end events),
 3. emits the FileChange begin event, asks for approval when needed, runs the attempt(s) - the
    first one sandboxed when the profile asks for it; a sandbox denial may be retried
@@ -603,7 +604,7 @@ class ApplyPatchCall:
                 return self._finish(self._result(ERROR, message, error=str(exc)))
             self._workdir = cwd
         self._faulty = FaultyFilesystem(
-            turn.fs, self._faults(cwd), cancel=self.cancel, external=turn.fs
+            turn.fs, self._faults(root), cancel=self.cancel, external=turn.fs
         )
 
         # 3. verify (read only)

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from applypatch_ext.core.pipeline import PipelineOptions, Turn
 from applypatch_ext.core.safety import PATCH_REJECTED_OUTSIDE_PROJECT_REASON
 
 from ..trees import Tree, snapshot_dir
@@ -179,3 +180,31 @@ def test_cd_cannot_steer_the_sandbox(name: str, frontend: str, mode: str, tmp_pa
     else:
         assert result.status == "completed", result.error
         assert after == written(before, attack)
+
+
+def test_a_nul_in_the_cd_directory_is_a_verification_error(tmp_path: Path) -> None:
+    top = tmp_path.resolve() / "t"
+    before = build(top)
+    text = heredoc("'su\0b'", "*** Add File: n.txt\n+n\n")
+    result = Turn(str(top / "ws")).run(text, "approve")
+    assert result.status == "error"
+    assert result.output == "apply_patch verification failed: 'su\0b' is invalid on 'linux'"
+    assert result.events == ()
+    assert snapshot_dir(top) == before
+
+
+def test_fault_paths_stay_relative_to_the_working_directory(tmp_path: Path) -> None:
+    """``--fault eperm:PATH`` names PATH relative to the turn's working directory (its
+    ``--help``), not to the ``cd`` directory: the cd moves the patch's paths only."""
+    top = tmp_path.resolve() / "t"
+    before = build(top)
+    ws = str(top / "ws")
+    options = PipelineOptions.from_strings(ws, exclude_tmp=True, faults=["eperm:sub/s.txt"])
+    text = ATTACKS["bash-cd-sub"].text
+    result = Turn(ws, options=options).run(text, "decline")
+    assert result.status == "failed"  # denied in the sandbox, the retry declined
+    assert result.cwd == ws and result.workdir == f"{ws}/sub"
+    assert snapshot_dir(top) == before
+    result = Turn(ws, options=options).run(text, "approve")
+    assert result.status == "completed", result.error
+    assert snapshot_dir(top) == written(before, ATTACKS["bash-cd-sub"])
