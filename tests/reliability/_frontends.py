@@ -22,7 +22,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from IPython import get_ipython
 from IPython.core.interactiveshell import InteractiveShell
@@ -31,7 +31,9 @@ from IPython.utils.capture import capture_output
 
 from applypatch_ext.core.events import ApplyPatchApprovalRequest
 from applypatch_ext.core.pipeline import AWAITING_APPROVAL, Decision, PipelineOptions, Turn
+from applypatch_ext.jupyter import magic as magic_module
 from applypatch_ext.jupyter.session import SESSION
+from applypatch_ext.jupyter.widget import ApplyPatchWidget
 
 FRONTENDS = ("library", "turn", "magic")
 MODES = ("never", "decline", "approve")
@@ -52,9 +54,11 @@ class Run:
     requests: list[dict[str, Any]]
     begins: list[dict[str, Any]]
     error: str | None
-    #: what the widget receives while the call waits (the magic only): its ``approval`` state
+    #: what the widget holds while the call waits (the magic only): its ``approval`` trait
     pending_views: list[dict[str, Any]]
     stderr: str = ""
+    #: the widget's ``cwd`` trait (the magic only), the directory its paths are relative to
+    widget_cwd: str | None = None
 
 
 def _of_events(events: Sequence[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
@@ -135,24 +139,41 @@ def shell() -> InteractiveShell:
     return ip
 
 
+class _KeptWidget(ApplyPatchWidget):
+    """The real widget, kept where the test can read its synced traits."""
+
+    made: ClassVar[list[ApplyPatchWidget]] = []
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        _KeptWidget.made.append(self)
+
+
 def run_magic(cwd: Path, text: str, mode: str, options: Sequence[str]) -> Run:
-    """``%%apply_patch`` with ``--approve ask`` (the default): a request stops the cell in
-    ``awaiting-approval``, and ``result.decide(...)`` answers it as the widget's buttons do."""
+    """``%%apply_patch`` with ``--approve ask`` (the default) and its live widget: a request
+    stops the cell in ``awaiting-approval`` with the request in the widget's ``approval``
+    trait, and ``result.decide(...)`` answers it as the widget's buttons do."""
     ip = shell()
     SESSION.new_turn()
     line = (
-        f"steer_result --no-widget --cwd {cwd} --exclude-tmp "
-        f"--approval-policy {policy_of(mode)} " + " ".join(options)
+        f"steer_result --cwd {cwd} --exclude-tmp --approval-policy {policy_of(mode)} "
+        + " ".join(options)
     )
     pending: list[dict[str, Any]] = []
+    original = magic_module.ApplyPatchWidget
+    magic_module.ApplyPatchWidget = _KeptWidget
+    _KeptWidget.made.clear()
     try:
         with capture_output():
             ip.run_cell_magic("apply_patch", line, text)
             result = ip.user_ns.pop("steer_result")
+            (widget,) = _KeptWidget.made
             while result.status == AWAITING_APPROVAL:
-                pending.append(result.state_json()["approval"])
+                pending.append(dict(widget.approval))
                 result.decide(answer_of(mode))
+            assert widget.approval == {}
     finally:
+        magic_module.ApplyPatchWidget = original
         SESSION.new_turn()
     raw = result.raw
     events = [e.to_json() for e in raw.events]
@@ -163,6 +184,7 @@ def run_magic(cwd: Path, text: str, mode: str, options: Sequence[str]) -> Run:
         _of_events(events, "patch_apply_begin"),
         raw.error,
         pending,
+        widget_cwd=widget.cwd,
     )
 
 

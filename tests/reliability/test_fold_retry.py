@@ -79,6 +79,7 @@ def test_fold_retry_lists_and_confines_every_path(
     assert request["files"] == [a, evil]
     assert request["cwd"] == str(ws)
     if frontend == "magic":
+        assert result.widget_cwd == str(ws)
         assert result.pending_views == [
             {"files": [a, evil], "reason": RETRY_REASON, "retry": True, "cwd": str(ws)}
         ]

@@ -143,6 +143,8 @@ def test_cd_cannot_steer_the_sandbox(name: str, frontend: str, mode: str, tmp_pa
     after = snapshot_dir(top)
     assert not (tmp_path / "PWNED").exists()
     assert result.cwd == str(ws)  # the turn's working directory, not the cd directory
+    if frontend == "magic":
+        assert result.widget_cwd == str(ws)  # the widget shows paths relative to it
     # The begin event (when there is one) names every target by its absolute path.
     for begin in result.begins:
         assert set(begin["changes"]) <= {target, *(str(top / p) for p in attack.also)}
