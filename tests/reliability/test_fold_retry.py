@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from applypatch_ext.core.pipeline import RETRY_REASON
+from applypatch_ext.core.events import ApplyPatchApprovalRequest
+from applypatch_ext.core.pipeline import RETRY_REASON, PipelineOptions, Turn
 
 from ..trees import Tree, snapshot_dir
 from ._frontends import FRONTENDS, MODES, run
@@ -93,3 +94,32 @@ def test_fold_retry_lists_and_confines_every_path(
     assert changed(before, after) == {"ws/a.txt", "outside/evil.txt"}
     assert after["ws/a.txt"] == b"z\n"
     assert after["outside/evil.txt"] == b"moved out\n"
+
+
+@pytest.mark.parametrize("answer", ["decline", "approve"])
+def test_the_first_request_lists_the_hidden_destination_too(answer: str, tmp_path: Path) -> None:
+    """``untrusted`` asks before the first attempt: that request, too, comes from the hunks,
+    and its grant is what lets the sandboxed attempt write the destination it showed."""
+    top = tmp_path.resolve() / "t"
+    before = build(top)
+    ws = str(top / "ws")
+    options = PipelineOptions.from_strings(
+        ws, approval_policy="untrusted", exclude_tmp=True, duplicates="fold"
+    )
+    asked: list[ApplyPatchApprovalRequest] = []
+
+    def approver(request: ApplyPatchApprovalRequest) -> str:
+        asked.append(request)
+        return answer
+
+    result = Turn(ws, options=options).run(TEXTS["freeform"], approver)
+    (request,) = asked
+    assert request.retry is False
+    assert request.files == (f"{ws}/a.txt", str(top / "outside/evil.txt"))
+    after = snapshot_dir(top)
+    if answer == "decline":
+        assert result.status == "declined" and after == before
+    else:
+        assert result.status == "completed", result.error
+        assert result.attempts == 1  # the grant covered the destination: no retry
+        assert changed(before, after) == {"ws/a.txt", "outside/evil.txt"}
