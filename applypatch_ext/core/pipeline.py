@@ -416,6 +416,7 @@ class ApplyPatchCall:
         self._attempts = 0
         self._cwd = turn.cwd
         self._faulty: FaultyFilesystem | None = None
+        self._dry_run = False  # set by dry_run(): the call's filesystem view is read only
 
     # -- input --------------------------------------------------------------------------------
 
@@ -528,6 +529,7 @@ class ApplyPatchCall:
         self.finish_input()
         if self._steps is not None:
             raise RuntimeError("the call has already run")
+        self._dry_run = True
         prepared = self._prepare()
         if isinstance(prepared, CallResult):
             self.result = prepared
@@ -585,7 +587,11 @@ class ApplyPatchCall:
             cwd = resolve_path(cwd, workdir)
         self._cwd = cwd
         self._faulty = FaultyFilesystem(
-            turn.fs, self._faults(cwd), cancel=self.cancel, external=turn.fs
+            turn.fs,
+            self._faults(cwd),
+            cancel=self.cancel,
+            external=turn.fs,
+            read_only=self._dry_run,
         )
 
         # 3. verify (read only)
