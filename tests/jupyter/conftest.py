@@ -25,6 +25,7 @@ from typing import IO, Any, ClassVar
 
 import nbformat
 import pytest
+from IPython.core.getipython import get_ipython
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.testing.globalipapp import start_ipython
 from IPython.utils.capture import CapturedIO, capture_output
@@ -39,7 +40,7 @@ from applypatch_ext.jupyter.widget import ApplyPatchWidget
 @pytest.fixture(scope="session")
 def shell() -> InteractiveShell:
     """The global test shell with ``%load_ext applypatch_ext`` done."""
-    ip = start_ipython()
+    ip = start_ipython() or get_ipython()  # None once started (by tests/reliability, say)
     assert ip is not None
     ip.run_line_magic("load_ext", "applypatch_ext")
     return ip
