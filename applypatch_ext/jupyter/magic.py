@@ -25,11 +25,14 @@ from ..core.text import LineEndings
 from ..core.transaction import Transaction
 from ..core.verify import DuplicatePaths
 from .display import (
+    md_code,
     render_events_plain,
     render_html,
     render_markdown,
     render_plain,
-    split_turn_diff,
+    turn_diff_files_json,
+    visible,
+    visible_lines,
 )
 from .session import SESSION, CallView, PatchCallResult, run_streamed, summarize_event
 from .widget import ApplyPatchWidget
@@ -98,9 +101,10 @@ def _check_stream_delay(delay: float) -> None:
         )
 
 
-def _display_text(markdown: str) -> None:
+def _display_text(markdown: str, plain: str | None = None) -> None:
     """A short message, with a plain-text copy for front ends without Markdown."""
-    display({"text/markdown": markdown, "text/plain": markdown.replace("`", "")}, raw=True)
+    text = markdown.replace("`", "") if plain is None else plain
+    display({"text/markdown": markdown, "text/plain": text}, raw=True)
 
 
 def _chunks(text: str, size: int) -> list[str]:
@@ -324,7 +328,11 @@ class ApplyPatchMagics(Magics):
                 raise UsageError(f"--export: cannot write {target}: {exc.strerror}") from None
             except ValueError as exc:  # a file name that has no byte form (a lone surrogate)
                 raise UsageError(f"--export: cannot write {str(target)!r}: {exc}") from None
-            _display_text(f"TurnDiff written to `{target}` ({len(split_turn_diff(diff))} file(s)).")
+            count = 0 if turn is None else len(turn.tracker.file_diffs())
+            _display_text(
+                f"TurnDiff written to {md_code(target)} ({count} file(s)).",
+                f"TurnDiff written to {visible(target)} ({count} file(s)).",
+            )
             return
         if args.events:
             recorded = [] if turn is None else turn.recorder.to_json()
@@ -347,13 +355,16 @@ class ApplyPatchMagics(Magics):
             "stage": "done",
             "status": "completed" if diff else "",
             "turn_diff": diff,
+            "turn_diff_files": turn_diff_files_json(
+                () if turn is None else turn.tracker.file_diffs()
+            ),
         }
         empty = TURN_DIFF_INVALIDATED if invalidated else "The turn has no changes."
         display(
             {
                 "text/html": render_html(state) if diff else f"<p>{html.escape(empty)}</p>",
                 "text/markdown": render_markdown(state) if diff else empty,
-                "text/plain": diff or empty,
+                "text/plain": visible_lines(diff) or empty,
             },
             raw=True,
         )

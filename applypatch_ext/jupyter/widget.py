@@ -61,6 +61,9 @@ class ApplyPatchWidget(anywidget.AnyWidget):
     error = traitlets.Unicode("", help="The error that stopped the call, if any.").tag(sync=True)
     delta = traitlets.Dict(help="The committed delta: changes and exact.").tag(sync=True)
     turn_diff = traitlets.Unicode("", help="The cumulative TurnDiff of the turn.").tag(sync=True)
+    turn_diff_files: traitlets.List[Any] = traitlets.List(
+        help="The TurnDiff's blocks with the paths they were rendered from: old_path, path, diff."
+    ).tag(sync=True)
     events: traitlets.List[Any] = traitlets.List(
         help="The timeline: type, time and a one-line summary."
     ).tag(sync=True)
@@ -104,6 +107,7 @@ class ApplyPatchWidget(anywidget.AnyWidget):
             "error",
             "delta",
             "turn_diff",
+            "turn_diff_files",
             "events",
             "explanation",
         ]
