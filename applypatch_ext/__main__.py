@@ -154,6 +154,33 @@ def _default_approver(patch_file: str) -> Callable[[ApplyPatchApprovalRequest], 
     return decline
 
 
+def read_patch_files(paths: Sequence[str]) -> list[str]:
+    """Every PATCH_FILE's text, read before any call runs; ``SystemExit`` naming each file that
+    cannot be used (missing, a directory, unreadable, not UTF-8), so nothing is applied."""
+    texts: list[str] = []
+    problems: list[str] = []
+    for path in paths:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError as exc:
+            problems.append(f"error: PATCH_FILE {path!r}: cannot read it: {exc.strerror}")
+            continue
+        try:
+            texts.append(data.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            problems.append(
+                f"error: PATCH_FILE {path!r} is not UTF-8 (byte 0x{data[exc.start]:02x} at "
+                f"offset {exc.start}); a patch is UTF-8 text"
+            )
+    if problems:
+        count = "it was" if len(paths) == 1 else f"none of the {len(paths)} files was"
+        problems.append(f"nothing was applied: {count} run")
+        sys.stderr.write("\n".join(problems) + "\n")
+        raise SystemExit(2)
+    return texts
+
+
 def run_turn(args: argparse.Namespace) -> int:
     cwd = os.path.abspath(args.cwd)
     environments = dict(args.environment) or {"": cwd}
@@ -177,12 +204,11 @@ def run_turn(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:
         raise SystemExit(f"error: {exc}") from exc
+    texts = read_patch_files(args.patch_files)
     turn = Turn(environments=environments, options=options)
     turn.recorder.subscribe(lambda recorded: _print(recorded.to_json()))
     all_completed = True
-    for path in args.patch_files:
-        with open(path, encoding="utf-8", newline="") as handle:
-            text = handle.read()
+    for path, text in zip(args.patch_files, texts, strict=True):
         chunk = args.stream_chunk
         deltas = [text[i : i + chunk] for i in range(0, len(text), chunk)] if chunk > 0 else [text]
         approver = args.approve if args.approve is not None else _default_approver(path)

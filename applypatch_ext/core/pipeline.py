@@ -123,6 +123,8 @@ PATCH_REJECTED: Final = "patch rejected: "
 REJECTED_BY_USER: Final = "patch rejected by user"
 ENVIRONMENT_UNAVAILABLE: Final = "apply_patch environment selection is unavailable for this turn"
 RETRY_REASON: Final = "the sandbox denied a write; retry without the sandbox?"
+PRE_HOOK_FAILED: Final = "pre-tool-use hook failed, nothing was written: "
+POST_HOOK_FAILED: Final = "post-tool-use hook failed after the call ran: "
 
 
 class Decision(StrEnum):
@@ -425,6 +427,7 @@ class ApplyPatchCall:
         self._cwd = turn.cwd
         self._workdir: str | None = None
         self._faulty: FaultyFilesystem | None = None
+        self._dry_run = False  # set by dry_run(): the call's filesystem view is read only
 
     # -- input --------------------------------------------------------------------------------
 
@@ -515,13 +518,30 @@ class ApplyPatchCall:
     def _finish(self, result: CallResult) -> CallResult:
         hook = self.turn.post_tool_use
         if hook is not None:
-            replacement = hook(result)
+            # A hook that raises (or returns something that is not a text) cannot lose the
+            # result: the call fails with the hook's error, its delta still says what was written.
+            try:
+                replacement = hook(result)
+            except Exception as exc:  # any hook error becomes the call's error
+                return self._hook_failed(result, POST_HOOK_FAILED + _exception_text(exc))
+            if replacement is not None and not isinstance(replacement, str):
+                message = (
+                    f"{POST_HOOK_FAILED}it returned {type(replacement).__name__}; expected a str "
+                    "(the output to give the model instead) or None (keep the output)"
+                )
+                return self._hook_failed(result, message)
             if replacement is not None:
                 result = replace(result, output=replacement)
         if result.status != COMPLETED:
             return result  # its stage says where the call stopped
         self.stage = "done"
         return replace(result, stage="done")
+
+    def _hook_failed(self, result: CallResult, message: str) -> CallResult:
+        """The call as failed by a hook; what it had committed stays in ``result.delta``."""
+        if result.status not in (COMPLETED, FAILED) and result.error:
+            message = f"{message} (the call had ended {result.status}: {result.error})"
+        return replace(result, status=FAILED, output=message, error=message)
 
     # -- the pipeline ---------------------------------------------------------------------------
 
@@ -538,6 +558,7 @@ class ApplyPatchCall:
         self.finish_input()
         if self._steps is not None:
             raise RuntimeError("the call has already run")
+        self._dry_run = True
         prepared = self._prepare()
         if isinstance(prepared, CallResult):
             self.result = prepared
@@ -554,7 +575,17 @@ class ApplyPatchCall:
 
         hook = turn.pre_tool_use
         if hook is not None:
-            verdict = hook(text)
+            try:
+                verdict = hook(text)
+            except Exception as exc:  # any hook error becomes the call's error
+                message = PRE_HOOK_FAILED + _exception_text(exc)
+                return self._finish(self._result(FAILED, message, error=message))
+            if verdict is not None and not isinstance(verdict, HookBlock | str):
+                message = (
+                    f"{PRE_HOOK_FAILED}it returned {type(verdict).__name__}; expected a HookBlock "
+                    "(block the call), a str (the patch to run instead) or None (run it as is)"
+                )
+                return self._finish(self._result(FAILED, message, error=message))
             if isinstance(verdict, HookBlock):
                 message = f"blocked by hook: {verdict.reason}"
                 return self._finish(self._result(REJECTED, message, error=verdict.reason))
@@ -604,7 +635,11 @@ class ApplyPatchCall:
                 return self._finish(self._result(ERROR, message, error=str(exc)))
             self._workdir = cwd
         self._faulty = FaultyFilesystem(
-            turn.fs, self._faults(root), cancel=self.cancel, external=turn.fs
+            turn.fs,
+            self._faults(root),
+            cancel=self.cancel,
+            external=turn.fs,
+            read_only=self._dry_run,
         )
 
         # 3. verify (read only)
@@ -852,6 +887,12 @@ class ApplyPatchCall:
             duration = self.turn.clock() - (self._started_at or self.turn.clock())
             output = model_output(exit_code or 0, stdout, stderr, duration)
         return self._finish(self._result(status, output, stdout=stdout, stderr=stderr, error=error))
+
+
+def _exception_text(exc: BaseException) -> str:
+    """``ValueError: text``, or the type alone when the exception has no text."""
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _is_sandbox_denial(error: ApplyPatchError) -> bool:
