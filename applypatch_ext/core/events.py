@@ -3,8 +3,8 @@
 The Codex events keep their names and JSON shapes (each object tagged by ``type``):
 ``patch_apply_updated`` (streaming preview), ``patch_apply_begin``, ``patch_apply_end`` (with
 ``status``) and ``turn_diff``. Ours, for what Codex shows in its UI rather than in events:
-``patch_safety_assessed``, ``apply_patch_approval_request`` and
-``apply_patch_approval_decision``.
+``patch_safety_assessed``, ``apply_patch_approval_request``,
+``apply_patch_approval_decision`` and ``patch_content_warning``.
 
 The recorder keeps every event with a monotonic time offset (the clock is injectable so that
 tests need no sleeps) and notifies subscribers, which is how the widget follows a call live.
@@ -132,9 +132,22 @@ class TurnDiff(_Event):
     type: ClassVar[str] = "turn_diff"
 
 
+@dataclass(frozen=True)
+class PatchContentWarning(_Event):
+    """Ours: the content validator objected to the proposed content of ``path`` and the call
+    applies it anyway (``InvalidContent.WARN``, the reference behaviour)."""
+
+    call_id: str
+    path: str
+    message: str
+
+    type: ClassVar[str] = "patch_content_warning"
+
+
 Event: TypeAlias = (
     PatchApplyUpdated
     | PatchSafetyAssessed
+    | PatchContentWarning
     | PatchApplyBegin
     | ApplyPatchApprovalRequest
     | ApplyPatchApprovalDecision

@@ -35,6 +35,7 @@ from enum import Enum, StrEnum
 from typing import Any, Final, TypeAlias
 
 from .apply import ApplyOutcome, apply_hunks
+from .content_check import ContentValidator, InvalidContent, check_proposed_content
 from .errors import ApplyPatchError, CancelledError, IoError, ParseError
 from .events import (
     STATUS_COMPLETED,
@@ -47,6 +48,7 @@ from .events import (
     PatchApplyBegin,
     PatchApplyEnd,
     PatchApplyUpdated,
+    PatchContentWarning,
     PatchSafetyAssessed,
     RecordedEvent,
     TurnDiff,
@@ -173,6 +175,10 @@ class PipelineOptions:
     streaming_events: bool = True
     throttle: float = DEFAULT_THROTTLE
     faults: tuple[str, ...] = ()
+    #: Checks the content each Add/Update would leave (see content_check); None checks nothing.
+    content_validator: ContentValidator | None = None
+    #: What an objection does: refuse (a verification error) or warn (apply anyway).
+    invalid_content: InvalidContent = InvalidContent.REFUSE
 
     def with_(self, **changes: Any) -> PipelineOptions:
         return replace(self, **changes)
@@ -276,6 +282,8 @@ class CallResult:
     #: The shell form's ``cd`` directory, absolute (None without one): the patch's relative
     #: paths resolve there, while ``cwd`` (the environment's) roots the sandbox.
     workdir: str | None = None
+    #: The content validator's objections to content applied anyway (``InvalidContent.WARN``).
+    warnings: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -298,6 +306,7 @@ class CallResult:
             "cwd": self.cwd,
             "workdir": self.workdir,
             "explanation": None if self.explanation is None else self.explanation.to_json(),
+            "warnings": list(self.warnings),
             "events": [e.to_json() for e in self.events],
         }
 
@@ -428,6 +437,7 @@ class ApplyPatchCall:
         self._workdir: str | None = None
         self._faulty: FaultyFilesystem | None = None
         self._dry_run = False  # set by dry_run(): the call's filesystem view is read only
+        self._warnings: tuple[str, ...] = ()
 
     # -- input --------------------------------------------------------------------------------
 
@@ -512,6 +522,7 @@ class ApplyPatchCall:
             attempts=self._attempts,
             cwd=self._cwd,
             workdir=self._workdir,
+            warnings=self._warnings,
             **fields,
         )
 
@@ -659,6 +670,9 @@ class ApplyPatchCall:
                 self._result(ERROR, message, error=str(exc), explanation=explanation)
             )
         self._action = action
+        refusal = self._check_content(action)
+        if refusal is not None:
+            return refusal
 
         # 4. safety
         self.stage = "safety"
@@ -676,6 +690,20 @@ class ApplyPatchCall:
             message = PATCH_REJECTED + safety.reason
             return self._finish(self._result(REJECTED, message, error=safety.reason))
         return _Prepared(parsed, environment, cwd, root, action, safety)
+
+    def _check_content(self, action: ApplyPatchAction) -> CallResult | None:
+        """The content validator's verdicts (content_check): a verification error (refuse) or
+        warnings in the result and in ``patch_content_warning`` events (warn)."""
+        problems = check_proposed_content(action, self.options.content_validator)
+        if not problems:
+            return None
+        if self.options.invalid_content is InvalidContent.REFUSE:
+            error = "\n".join(str(problem) for problem in problems)
+            return self._finish(self._result(ERROR, VERIFICATION_FAILED + error, error=error))
+        for problem in problems:
+            self._emit(PatchContentWarning(self.call_id, problem.path, problem.message))
+        self._warnings = tuple(str(problem) for problem in problems)
+        return None
 
     def _pipeline(self) -> Generator[ApplyPatchApprovalRequest, Decision, CallResult]:
         prepared = self._prepare()
