@@ -34,6 +34,7 @@ from .display import (
     visible,
     visible_lines,
 )
+from .notebooks import validate_notebook
 from .session import SESSION, CallView, PatchCallResult, run_streamed, summarize_event
 from .widget import ApplyPatchWidget
 
@@ -63,7 +64,7 @@ def _options(args: Any, cwd: str) -> PipelineOptions:
             transaction=args.transaction,
             throttle_ms=args.throttle_ms,
             faults=args.fault or (),
-        )
+        ).with_(content_validator=validate_notebook)  # an .ipynb must stay a valid notebook
     except (ValueError, ApplyPatchError) as exc:  # an InvalidPathError for a bad root
         raise UsageError(str(exc)) from None
 
