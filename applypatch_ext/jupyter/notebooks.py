@@ -9,7 +9,7 @@ notebook's own metadata, and the raw JSON diff (what the model wrote). It never 
 text that is not JSON or not a notebook gives ``ok: False`` and the reason, with the raw diff.
 
 Cells are matched by their ``id`` when every cell of both sides has a distinct one (nbformat
-4.5); otherwise by content: a line alignment of the cells (the core's Myers diff over one key
+4.5; the cells left over, such as one whose id changed, as below); otherwise by content: a line alignment of the cells (the core's Myers diff over one key
 per cell), then equal cells found elsewhere (moves), then the most similar remaining pairs
 (changed cells, possibly moved). A matched cell is *moved* when it is not on the longest run
 of matched cells that keeps its order.
@@ -29,13 +29,22 @@ from __future__ import annotations
 import difflib
 import json
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import nbformat
 
 from ..core.diff import DiffTag, diff_ops, unified_diff
-from ..core.model import AppliedAdd, AppliedDelete, AppliedPatchDelta, AppliedUpdate
+from ..core.model import (
+    AppliedAdd,
+    AppliedDelete,
+    AppliedPatchDelta,
+    AppliedUpdate,
+    ApplyPatchAction,
+    FileAdd,
+    FileDelete,
+)
+from ..core.pipeline import AWAITING_APPROVAL, DECLINED, DRY_RUN, ERROR, REJECTED, CallResult
 from .display import _diff_html, _esc, md_code, md_fence, md_text
 
 #: Context lines around a change in a cell's source diff (and in the raw JSON diff).
@@ -188,19 +197,42 @@ def _similarity(a: _Cell, b: _Cell) -> float:
 
 
 def _match_by_content(old: Sequence[_Cell], new: Sequence[_Cell]) -> dict[int, int]:
-    """new index -> old index, by alignment, then exact moves, then similarity."""
+    """new index -> old index, by alignment, then the rest (see :func:`_pair_rest`)."""
     pairs: dict[int, int] = {}
-    replaced: list[tuple[list[int], list[int]]] = []
+    free_old: list[int] = []
+    free_new: list[int] = []
     for op in diff_ops([c.key for c in old], [c.key for c in new]):
         olds = list(range(op.old_index, op.old_end))
         news = list(range(op.new_index, op.new_end))
         if op.tag is DiffTag.EQUAL:
             pairs.update(zip(news, olds, strict=True))
         else:
-            replaced.append((olds, news))
-    free_old = [i for olds, _ in replaced for i in olds]
-    free_new = [j for _, news in replaced for j in news]
-    # The same cell elsewhere: a move.
+            free_old += olds
+            free_new += news
+    _pair_rest(old, new, free_old, free_new, pairs)
+    return pairs
+
+
+def _match_by_id(old: Sequence[_Cell], new: Sequence[_Cell]) -> dict[int, int]:
+    """new index -> old index, by id; a cell whose id changed is matched like the rest."""
+    old_by_id = {cell.id: cell.index for cell in old}
+    pairs = {cell.index: old_by_id[cell.id] for cell in new if cell.id in old_by_id}
+    taken = set(pairs.values())
+    free_old = [cell.index for cell in old if cell.index not in taken]
+    free_new = [cell.index for cell in new if cell.index not in pairs]
+    _pair_rest(old, new, free_old, free_new, pairs)
+    return pairs
+
+
+def _pair_rest(
+    old: Sequence[_Cell],
+    new: Sequence[_Cell],
+    free_old: list[int],
+    free_new: list[int],
+    pairs: dict[int, int],
+) -> None:
+    """Pair unmatched cells into ``pairs``: equal cells first (moves), then the most similar
+    (changed cells, in place or moved); the others stay added or removed."""
     by_key: dict[str, list[int]] = {}
     for i in free_old:
         by_key.setdefault(old[i].key, []).append(i)
@@ -211,21 +243,20 @@ def _match_by_content(old: Sequence[_Cell], new: Sequence[_Cell]) -> dict[int, i
             free_new.remove(j)
     taken = set(pairs.values())
     free_old = [i for i in free_old if i not in taken]
-    # The most similar remaining pairs: changed cells (in place or moved).
-    if free_old and free_new and len(free_old) * len(free_new) <= MAX_PAIRS:
-        scored = []
-        for j in free_new:
-            for i in free_old:
-                score = _similarity(old[i], new[j])
-                if score >= SIMILARITY:
-                    scored.append((-score, abs(i - j), i, j))
-        scored.sort()
-        used_old: set[int] = set()
-        for _, _, i, j in scored:
-            if j not in pairs and i not in used_old:
-                pairs[j] = i
-                used_old.add(i)
-    return pairs
+    if not free_old or not free_new or len(free_old) * len(free_new) > MAX_PAIRS:
+        return
+    scored = []
+    for j in free_new:
+        for i in free_old:
+            score = _similarity(old[i], new[j])
+            if score >= SIMILARITY:
+                scored.append((-score, abs(i - j), i, j))
+    scored.sort()
+    used_old: set[int] = set()
+    for _, _, i, j in scored:
+        if j not in pairs and i not in used_old:
+            pairs[j] = i
+            used_old.add(i)
 
 
 def _stable(pairs: Mapping[int, int]) -> set[int]:
@@ -451,8 +482,7 @@ def _fill(result: dict[str, Any], before: str | None, after: str | None) -> None
         return
     old, new = _cells(notebooks["before"]), _cells(notebooks["after"])
     if _ids_usable(old, new):
-        old_by_id = {cell.id: cell.index for cell in old}
-        pairs = {cell.index: old_by_id[cell.id] for cell in new if cell.id in old_by_id}
+        pairs = _match_by_id(old, new)
         result["matched_by"] = "id"
     else:
         pairs = _match_by_content(old, new)
@@ -520,6 +550,56 @@ def delta_notebook_diffs(delta: AppliedPatchDelta) -> list[dict[str, Any]]:
                     view["moved_from"] = change.path
                 views.append(view)
     return views
+
+
+def proposed_notebook_diffs(
+    action: ApplyPatchAction, read: Callable[[str], str | None] | None = None
+) -> list[dict[str, Any]]:
+    """The cell diff of every notebook a verified (not yet applied) patch would change.
+
+    The old texts are read now (``read(path)``, None for no file; by default from the disk),
+    so call it before the patch is applied: for a refused, declined, waiting or dry-run call.
+    After an application, :func:`delta_notebook_diffs` says what really changed.
+    """
+    reader = read or _read_disk
+    views = []
+    for path, change in action.changes.items():
+        if isinstance(change, FileAdd):
+            if is_notebook_path(path):
+                views.append(notebook_diff(reader(path), change.content, path=path))
+        elif isinstance(change, FileDelete):
+            if is_notebook_path(path):
+                views.append(notebook_diff(change.content, None, path=path))
+        else:
+            target = change.move_path or path
+            if is_notebook_path(target) or is_notebook_path(path):
+                view = notebook_diff(reader(path), change.new_content, path=target)
+                if change.move_path is not None:
+                    view["moved_from"] = path
+                views.append(view)
+    return views
+
+
+def _read_disk(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+#: Statuses of a call that wrote nothing: its proposal is still against the files as they are.
+_NOTHING_WRITTEN: Final = (ERROR, DRY_RUN, AWAITING_APPROVAL, DECLINED, REJECTED)
+
+
+def call_notebook_views(result: CallResult) -> dict[str, list[dict[str, Any]]]:
+    """The cell views of one call, ready for a widget trait (plain JSON): ``proposed`` (what
+    a call that wrote nothing would change, a refused one included) and ``committed`` (the
+    delta's notebooks). Empty lists when the call touches no notebook."""
+    proposed: list[dict[str, Any]] = []
+    if result.proposed is not None and result.status in _NOTHING_WRITTEN:
+        proposed = proposed_notebook_diffs(result.proposed)
+    return {"proposed": proposed, "committed": delta_notebook_diffs(result.delta)}
 
 
 def turn_notebook_diffs(
@@ -791,6 +871,19 @@ def render_notebook_diff_html(view: Mapping[str, Any]) -> str:
     return "".join(parts)
 
 
+def render_call_notebooks_html(views: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
+    """The HTML of :func:`call_notebook_views`: each proposed, then each committed notebook
+    (the empty string when the call touches no notebook)."""
+    parts = []
+    for key, label in (
+        ("proposed", "proposed, nothing written"),
+        ("committed", "committed"),
+    ):
+        for view in views.get(key, ()):
+            parts.append(f"<div><i>{label}</i></div>{render_notebook_diff_html(view)}")
+    return "".join(parts)
+
+
 def render_notebook_diff_markdown(view: Mapping[str, Any]) -> str:
     """The same as Markdown (GitHub renders ``<details>`` there too; texts stay escaped)."""
     moved = f" (moved from {md_code(view['moved_from'])})" if view.get("moved_from") else ""
@@ -830,10 +923,13 @@ def render_notebook_diff_markdown(view: Mapping[str, Any]) -> str:
 
 
 __all__ = [
+    "call_notebook_views",
     "delta_notebook_diffs",
     "is_notebook_path",
     "notebook_diff",
     "notebook_problem",
+    "proposed_notebook_diffs",
+    "render_call_notebooks_html",
     "render_notebook_diff_html",
     "render_notebook_diff_markdown",
     "turn_notebook_diffs",

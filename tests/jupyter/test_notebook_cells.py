@@ -26,9 +26,11 @@ from applypatch_ext.core.pipeline import (
 )
 from applypatch_ext.core.sandbox import PermissionProfile, SandboxPolicy
 from applypatch_ext.jupyter.notebooks import (
+    call_notebook_views,
     delta_notebook_diffs,
     notebook_diff,
     notebook_problem,
+    render_call_notebooks_html,
     render_notebook_diff_html,
     render_notebook_diff_markdown,
     turn_notebook_diffs,
@@ -307,6 +309,50 @@ def test_valid_json_but_a_missing_cell_type_names_the_cell(project: Path) -> Non
     assert view["ok"] and view["validation"]["after"].startswith("cell 2 (id 'cell-02'")
     (cell,) = [e for e in view["cells"] if e["status"] != "unchanged"]
     assert cell["changes"] == ["cell type"] and cell["cell_type"] is None
+
+
+def test_the_views_of_a_refused_call_show_the_broken_cell(project: Path) -> None:
+    nb = load(project / TOUR)
+    del nb["cells"][2]["cell_type"]
+    _, result = apply(project, TOUR, nb)
+    views = call_notebook_views(result)
+    assert views["committed"] == []
+    (view,) = views["proposed"]
+    assert view["path"] == str(project / TOUR) and view["kind"] == "update"
+    assert entries(view)[1] == ("changed", 2, 2)
+    assert view["validation"]["after"].startswith("cell 2 (id 'cell-02'")
+    json.dumps(views)  # trait-ready
+    html = render_call_notebooks_html(views)
+    assert "<i>proposed, nothing written</i>" in html and "invalid notebook: cell 2" in html
+
+
+def test_the_views_of_a_completed_call_are_its_committed_delta(project: Path) -> None:
+    nb = load(project / TOUR)
+    nb["cells"][0]["source"][0] = "# edited\n"
+    _, result = apply(project, TOUR, nb)
+    views = call_notebook_views(result)
+    assert views["proposed"] == [] and entries(views["committed"][0])[0] == ("changed", 0, 0)
+    assert "<i>committed</i>" in render_call_notebooks_html(views)
+
+
+def test_a_moved_notebook_is_shown_at_its_new_path(project: Path) -> None:
+    text = "*** Begin Patch\n*** Update File: 01_tour.ipynb\n*** Move to: tour.ipynb\n@@\n"
+    text += '-   "id": "cell-00",\n+   "id": "intro",\n*** End Patch'
+    turn = Turn(str(project), options=nb_options())
+    call = turn.call()
+    call.push_delta(text)
+    dry = call.dry_run()
+    (planned,) = call_notebook_views(dry)["proposed"]
+    assert planned["path"] == str(project / "tour.ipynb")
+    assert planned["moved_from"] == str(project / TOUR)
+    result = turn.run(text, "approve")
+    assert result.status == COMPLETED, result.output
+    (view,) = delta_notebook_diffs(result.delta)
+    assert view["moved_from"] == str(project / TOUR)
+    assert view["cells"][0]["changes"] == ["id"]
+    (net,) = turn_notebook_diffs(c.result.delta for c in turn.calls if c.result)
+    assert net["path"] == str(project / "tour.ipynb") and net["kind"] == "update"
+    assert net["moved_from"] == str(project / TOUR)
 
 
 @pytest.mark.parametrize(
