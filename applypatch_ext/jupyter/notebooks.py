@@ -9,9 +9,10 @@ notebook's own metadata, and the raw JSON diff (what the model wrote). It never 
 text that is not JSON or not a notebook gives ``ok: False`` and the reason, with the raw diff.
 
 Cells are matched by their ``id`` when every cell of both sides has a distinct one (nbformat
-4.5; the cells left over, such as one whose id changed, as below); otherwise by content: a line alignment of the cells (the core's Myers diff over one key
-per cell), then equal cells found elsewhere (moves), then the most similar remaining pairs
-(changed cells, possibly moved). A matched cell is *moved* when it is not on the longest run
+4.5; the cells left over, such as one whose id changed, as below); otherwise by content: a
+line alignment of the cells (the core's Myers diff over one key per cell), then equal cells
+found elsewhere (moves), then the most similar remaining pairs (changed cells, possibly
+moved). A matched cell is *moved* when it is not on the longest run
 of matched cells that keeps its order.
 
 :func:`validate_notebook` is the content validator the magic registers (``(path, text) -> str |
@@ -316,6 +317,14 @@ def _diff(old: str, new: str) -> str:
     return unified_diff(old, new, context_radius=SOURCE_CONTEXT, timeout=DIFF_TIMEOUT)
 
 
+def _source_diff(old: str, new: str) -> str:
+    """A cell's source diff. A cell's last line has no newline: when neither side has one,
+    the diff does not say so on every change (only a difference in it is shown)."""
+    if not old.endswith("\n") and not new.endswith("\n"):
+        return _diff(old + "\n", new + "\n")
+    return _diff(old, new)
+
+
 def _pair_json(a: _Cell, b: _Cell, moved: bool) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "status": "unchanged",
@@ -335,7 +344,7 @@ def _pair_json(a: _Cell, b: _Cell, moved: bool) -> dict[str, Any]:
         entry["old_id"] = a.id
     if a.source != b.source:
         changes.append("source")
-        entry["source_diff"] = _diff(a.source, b.source)
+        entry["source_diff"] = _source_diff(a.source, b.source)
     if a.outputs != b.outputs:
         changes.append("outputs")
         entry["outputs"] = {
@@ -786,7 +795,8 @@ def _changes_text(entry: Mapping[str, Any]) -> str:
     parts = []
     for change in changes:
         if change == "execution count" and isinstance(count, list):
-            parts.append(f"execution count {count[0]} → {count[1]}")
+            shown = ["none" if n is None else str(n) for n in count]
+            parts.append(f"execution count {shown[0]} → {shown[1]}")
         elif change == "cell type":
             parts.append(f"cell type {entry.get('old_cell_type')} → {entry.get('cell_type')}")
         else:

@@ -124,6 +124,7 @@ def test_a_changed_cell_shows_its_source_diff_and_the_rest_is_folded(project: Pa
     assert entries(view) == [("unchanged", 3), ("changed", 3, 3), ("unchanged", count - 4)]
     changed = view["cells"][1]
     assert changed["id"] == "cell-03" and changed["changes"] == ["source"]
+    assert "No newline" not in changed["source_diff"]  # no cell's last line has one
     assert (
         '-        "project/src/util.py": "def helper():\\n    return 42\\n",'
         in (changed["source_diff"])
@@ -223,7 +224,7 @@ def test_outputs_only_changes(project: Path) -> None:
     # Collapsed by default: outputs inside a closed <details>, the raw JSON diff too.
     assert "<details><summary>outputs: no outputs → 2 outputs" in html
     assert "<details><summary>raw JSON diff" in html
-    assert "execution count None → 1" in html
+    assert "execution count none → 1" in html
 
 
 def test_metadata_changes_of_a_cell_and_of_the_notebook(project: Path) -> None:
