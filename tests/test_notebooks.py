@@ -111,8 +111,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
     return _Runs(tmp_path_factory.mktemp("notebooks"))
 
 
-def test_all_six_notebooks_are_there() -> None:
-    assert [name[:2] for name in NOTEBOOKS] == ["01", "02", "03", "04", "05", "06"]
+def test_all_the_notebooks_are_there() -> None:
+    assert [name[:2] for name in NOTEBOOKS] == ["01", "02", "03", "04", "05", "06", "09"]
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
@@ -228,6 +228,28 @@ def test_streaming_from_a_model(runs: dict[str, Run]) -> None:
     run = runs["06_streaming_from_a_model.ipynb"]
     assert "left in the stream: ['response.output_item.done', 'response.completed']" in run.text()
     assert run.widget_statuses() == ["completed", "declined"]
+
+
+def test_notebook_files(runs: dict[str, Run]) -> None:
+    run = runs["09_notebook_files.ipynb"]
+    assert run.widget_statuses() == ["completed", "error", "error"]
+    text = run.text()
+    assert "1 added, 1 changed, 3 unchanged cells" in text
+    assert (
+        "cell 3 (id 'caveat', starting \"Only four months of data.\"): 'cell_type' is missing"
+        in text
+    )
+    assert "not valid JSON: Expecting ',' delimiter at line 36, column 4" in text
+    views = [
+        o["data"]["text/html"]
+        for o in run.outputs()
+        if 'class="applypatch-notebook"' in o.get("data", {}).get("text/html", "")
+    ]
+    # the good edit and the refused one side by side with their JSON, then the undo view
+    assert len(views) == 3 and all("raw JSON diff" in v for v in views)
+    assert (
+        "the JSON, as the patch changed it" in views[1] and "invalid notebook: cell 3" in views[1]
+    )
 
 
 def test_recorded_stream_is_an_openai_like_event_stream() -> None:
