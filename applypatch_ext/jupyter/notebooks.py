@@ -52,10 +52,10 @@ from .display import _diff_html, _esc, md_code, md_fence, md_text
 SOURCE_CONTEXT: Final = 3
 #: Seconds one diff (a source, the raw JSON) may search before it coarsens (see core.diff).
 DIFF_TIMEOUT: Final = 0.5
-#: Two cells at least this similar (difflib ratio of type and source) are one changed cell.
+#: Two cells at least this similar (difflib ratio of their sources) are one changed cell.
 SIMILARITY: Final = 0.5
-#: Above this many candidate pairs, similarity is not computed (a huge rewrite is add+remove).
-MAX_PAIRS: Final = 40_000
+#: At most this many cell comparisons per diff (a huge rewrite is shown as added + removed).
+MAX_PAIRS: Final = 20_000
 #: At most this many characters of a quoted text in a message.
 QUOTE_LIMIT: Final = 60
 CELL_TYPES: Final = ("code", "markdown", "raw")
@@ -161,6 +161,8 @@ class _Cell:
         self.metadata = cell.get("metadata")
         self.attachments = cell.get("attachments")
         self.key = f"{self.cell_type}\0{self.source}"
+        self.lines = self.source.split("\n")
+        self.lines_count = len(self.lines)
 
     def summary_json(self) -> dict[str, Any]:
         return {
@@ -191,26 +193,32 @@ def _ids_usable(old: Sequence[_Cell], new: Sequence[_Cell]) -> bool:
 
 
 def _similarity(a: _Cell, b: _Cell) -> float:
-    matcher = difflib.SequenceMatcher(None, a.key, b.key, autojunk=False)
-    if matcher.real_quick_ratio() < SIMILARITY or matcher.quick_ratio() < SIMILARITY:
+    """How alike two cells are (0 to 1): by characters for short cells, by lines otherwise
+    (a character comparison of two long cells costs too much for what it tells)."""
+    scale = 0.9 if a.cell_type != b.cell_type else 1.0  # a changed type counts, a little
+    if a.lines_count <= 3 and b.lines_count <= 3:
+        matcher = difflib.SequenceMatcher(None, a.source, b.source, autojunk=False)
+    else:
+        matcher = difflib.SequenceMatcher(None, a.lines, b.lines, autojunk=False)
+    if matcher.real_quick_ratio() * scale < SIMILARITY:
         return 0.0
-    return matcher.ratio()
+    if matcher.quick_ratio() * scale < SIMILARITY:
+        return 0.0
+    return matcher.ratio() * scale
 
 
 def _match_by_content(old: Sequence[_Cell], new: Sequence[_Cell]) -> dict[int, int]:
     """new index -> old index, by alignment, then the rest (see :func:`_pair_rest`)."""
     pairs: dict[int, int] = {}
-    free_old: list[int] = []
-    free_new: list[int] = []
+    blocks: list[tuple[list[int], list[int]]] = []
     for op in diff_ops([c.key for c in old], [c.key for c in new]):
         olds = list(range(op.old_index, op.old_end))
         news = list(range(op.new_index, op.new_end))
         if op.tag is DiffTag.EQUAL:
             pairs.update(zip(news, olds, strict=True))
         else:
-            free_old += olds
-            free_new += news
-    _pair_rest(old, new, free_old, free_new, pairs)
+            blocks.append((olds, news))
+    _pair_rest(old, new, blocks, pairs)
     return pairs
 
 
@@ -221,39 +229,57 @@ def _match_by_id(old: Sequence[_Cell], new: Sequence[_Cell]) -> dict[int, int]:
     taken = set(pairs.values())
     free_old = [cell.index for cell in old if cell.index not in taken]
     free_new = [cell.index for cell in new if cell.index not in pairs]
-    _pair_rest(old, new, free_old, free_new, pairs)
+    _pair_rest(old, new, [(free_old, free_new)], pairs)
     return pairs
 
 
 def _pair_rest(
     old: Sequence[_Cell],
     new: Sequence[_Cell],
-    free_old: list[int],
-    free_new: list[int],
+    blocks: list[tuple[list[int], list[int]]],
     pairs: dict[int, int],
 ) -> None:
-    """Pair unmatched cells into ``pairs``: equal cells first (moves), then the most similar
-    (changed cells, in place or moved); the others stay added or removed."""
+    """Pair the unmatched cells of ``blocks`` (old indices, new indices) into ``pairs``: equal
+    cells anywhere first (moves), then the most similar within each block (changed in place),
+    then across blocks (changed and moved); the others stay added or removed."""
+    free_old = [i for olds, _ in blocks for i in olds]
+    free_new = [j for _, news in blocks for j in news]
     by_key: dict[str, list[int]] = {}
     for i in free_old:
         by_key.setdefault(old[i].key, []).append(i)
-    for j in list(free_new):
+    for j in free_new:
         candidates = by_key.get(new[j].key)
         if candidates:
             pairs[j] = candidates.pop(0)
-            free_new.remove(j)
-    taken = set(pairs.values())
-    free_old = [i for i in free_old if i not in taken]
-    if not free_old or not free_new or len(free_old) * len(free_new) > MAX_PAIRS:
+    used_old = set(pairs.values())
+    budget = [MAX_PAIRS]
+    for olds, news in [*blocks, (free_old, free_new)]:
+        _pair_similar(old, new, olds, news, pairs, used_old, budget)
+
+
+def _pair_similar(
+    old: Sequence[_Cell],
+    new: Sequence[_Cell],
+    olds: list[int],
+    news: list[int],
+    pairs: dict[int, int],
+    used_old: set[int],
+    budget: list[int],
+) -> None:
+    """Pair the most similar of ``olds`` x ``news`` still free, within what ``budget`` (the
+    comparisons left) allows: past it, the cells stay added and removed."""
+    olds = [i for i in olds if i not in used_old]
+    news = [j for j in news if j not in pairs]
+    if not olds or not news or len(olds) * len(news) > budget[0]:
         return
+    budget[0] -= len(olds) * len(news)
     scored = []
-    for j in free_new:
-        for i in free_old:
+    for j in news:
+        for i in olds:
             score = _similarity(old[i], new[j])
             if score >= SIMILARITY:
                 scored.append((-score, abs(i - j), i, j))
     scored.sort()
-    used_old: set[int] = set()
     for _, _, i, j in scored:
         if j not in pairs and i not in used_old:
             pairs[j] = i

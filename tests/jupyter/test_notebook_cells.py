@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from IPython.core.interactiveshell import InteractiveShell
 from markdown_it import MarkdownIt
 
@@ -501,3 +503,68 @@ def test_the_magic_applies_a_good_notebook_edit(
     assert json.loads((tmp_path / TOUR).read_text()) == nb
     (view,) = delta_notebook_diffs(ip.user_ns["res"].raw.delta)
     assert entries(view)[0] == ("changed", 0, 0)
+
+
+# ------------------------------------------------------------------------ invariants
+
+_SOURCES = st.sampled_from(["a = 1", "a = 2", "# Title", "print(a)", "", "x\ny", "a = 1\n"])
+_CELL = st.fixed_dictionaries(
+    {
+        "cell_type": st.sampled_from(["code", "markdown"]),
+        "source": _SOURCES,
+        "metadata": st.sampled_from([{}, {"tags": ["t"]}]),
+    }
+)
+
+
+def _notebook(cells: list[dict[str, Any]], ids: list[str] | None) -> str:
+    out = []
+    for k, cell in enumerate(cells):
+        cell = dict(cell)
+        if cell["cell_type"] == "code":
+            cell.update(outputs=[], execution_count=None)
+        if ids is not None:
+            cell["id"] = ids[k]
+        out.append(cell)
+    return dumps({"cells": out, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@given(
+    old=st.lists(_CELL, max_size=8),
+    new=st.lists(_CELL, max_size=8),
+    with_ids=st.booleans(),
+    shared=st.integers(0, 8),
+)
+def test_every_cell_is_accounted_for_once(
+    old: list[dict[str, Any]], new: list[dict[str, Any]], with_ids: bool, shared: int
+) -> None:
+    """Whatever the two notebooks, every old cell is matched or removed and every new cell is
+    matched or added, exactly once; the new cells appear in their order."""
+    old_ids = new_ids = None
+    if with_ids:
+        old_ids = [f"o{k}" for k in range(len(old))]
+        # some ids survive (in a shuffled place), the others are new
+        new_ids = [f"o{k}" if k < shared else f"n{k}" for k in range(len(new))][::-1]
+    view = notebook_diff(_notebook(old, old_ids), _notebook(new, new_ids))
+    assert view["ok"], view["reason"]
+    seen_old: list[int] = []
+    seen_new: list[int] = []
+    for entry in view["cells"]:
+        if "count" in entry:
+            seen_old += entry["old_indices"]
+            seen_new += entry["new_indices"]
+        else:
+            for key, seen in (("old_index", seen_old), ("new_index", seen_new)):
+                if entry[key] is not None:
+                    seen.append(entry[key])
+    assert sorted(seen_old) == list(range(len(old)))
+    assert seen_new == list(range(len(new)))
+    counts = view["counts"]
+    matched = counts["unchanged"] + counts["moved"] + counts["changed"]
+    moved_and_changed = sum(1 for e in view["cells"] if e["status"] == "moved" and e.get("changes"))
+    assert matched - moved_and_changed + counts["added"] == len(new)
+    assert matched - moved_and_changed + counts["removed"] == len(old)
+    if old and old == new and old_ids == new_ids:
+        plural = "" if len(old) == 1 else "s"
+        assert view["summary"] == f"{len(old)} unchanged cell{plural}"
