@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from .contents import derive_new_contents
 from .errors import ApplyPatchError, IoError, ParseError
 from .fs import Filesystem, LocalFilesystem, resolve_path
+from .interrupts import checkpoint
 from .model import (
     AddFile,
     AppliedAdd,
@@ -234,6 +235,7 @@ def apply_hunks(
         return outcome(ApplyPatchError(NO_FILES_MODIFIED))
     try:
         for hunk in hunks:
+            checkpoint("applying")
             match hunk:
                 case AddFile(path=written, contents=contents):
                     _apply_add(rec, resolve_path(cwd, written), contents)

@@ -22,6 +22,7 @@ from .contents import derive_new_contents
 from .diff import unified_diff
 from .errors import InvalidPatchError, IoError
 from .fs import Filesystem, LocalFilesystem, resolve_path
+from .interrupts import checkpoint
 from .model import (
     AddFile,
     ApplyPatchAction,
@@ -77,6 +78,7 @@ def verify_patch(
     reject_duplicates = DuplicatePaths(duplicates) is DuplicatePaths.REJECT
     changes: dict[str, ApplyPatchFileChange] = {}
     for hunk in parsed.hunks:
+        checkpoint("verifying")
         path = resolve_path(cwd, hunk.path)
         if path in changes:
             if reject_duplicates:
