@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from .contents import derive_new_contents
 from .errors import ApplyPatchError, IoError, ParseError
 from .fs import Filesystem, LocalFilesystem, resolve_path
-from .interrupts import checkpoint
+from .interrupts import checkpoint, interrupt_gate
 from .model import (
     AddFile,
     AppliedAdd,
@@ -216,6 +216,21 @@ def apply_hunks(
     cwd: str,
     fs: Filesystem,
     line_endings: LineEndings = LineEndings.PRESERVE,
+) -> ApplyOutcome:
+    """Apply ``hunks`` in order against ``fs`` with paths resolved against ``cwd``.
+
+    A SIGINT while a file is written waits for the end of that write (see
+    :mod:`.interrupts`): the gate is opened once for the whole run.
+    """
+    with interrupt_gate():
+        return _apply_hunks(hunks, cwd, fs, line_endings)
+
+
+def _apply_hunks(
+    hunks: Sequence[Hunk],
+    cwd: str,
+    fs: Filesystem,
+    line_endings: LineEndings,
 ) -> ApplyOutcome:
     """Apply ``hunks`` in order against ``fs`` with paths resolved against ``cwd``.
 

@@ -9,7 +9,8 @@ complete. It works for any caller of the library, whether or not a front end ins
 handler; it does nothing outside the main thread (only the main thread receives signals in
 Python, and only it may change their handlers).
 
-Nested uses are cheap: only the outermost one swaps the handler.
+A run of many writes opens an :func:`interrupt_gate` once (the apply loop does): the handler
+is swapped once for the run, and each write only marks itself in progress.
 
 :func:`cancellation` makes a call's token the current one (a context variable) and
 :func:`checkpoint`, called in every long loop, raises :class:`~.errors.CancelledError` once it is
@@ -24,7 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from types import FrameType
-from typing import Protocol
+from typing import Any, Protocol
 
 from .errors import CancelledError
 
@@ -69,42 +70,93 @@ def _depth() -> int:
     return getattr(_state, "depth", 0)
 
 
-@contextmanager
-def deferred_interrupts() -> Iterator[None]:
-    """While inside, a SIGINT is recorded instead of handled; it is raised again on exit.
+class _Gate:
+    """The SIGINT handler while a gate is open: forwards a signal at once, or, inside a write,
+    keeps it for the end of that write."""
 
-    The previous handler is back in place before the signal is raised again, so it sees the
-    interrupt exactly as if it had arrived right after the block.
-    """
-    if _depth() or threading.current_thread() is not threading.main_thread():
-        _state.depth = _depth() + 1
-        try:
-            yield
-        finally:
-            _state.depth -= 1
-        return
-    pending: list[int] = []
+    def __init__(self, previous: Any) -> None:
+        self.previous = previous
+        self.writing = 0
+        self.pending = False
 
-    def hold(signum: int, _frame: FrameType | None) -> None:
-        pending.append(signum)
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        if self.writing:
+            self.pending = True
+            return
+        self.forward(signum, frame)
 
+    def forward(self, signum: int, frame: FrameType | None) -> None:
+        """Hand the signal to the handler the gate replaced."""
+        previous = self.previous
+        if callable(previous):
+            previous(signum, frame)
+        elif previous != signal.SIG_IGN:  # the default action: end the process, as it would
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            signal.raise_signal(signal.SIGINT)
+
+
+def _install(gate: _Gate) -> bool:
     try:
-        previous = signal.signal(signal.SIGINT, hold)
+        previous = signal.signal(signal.SIGINT, gate)
     except ValueError:  # not the main interpreter: signals are not ours to handle
+        return False
+    # None: a handler set from C; the closest Python can put back is the default.
+    gate.previous = signal.SIG_DFL if previous is None else previous
+    return True
+
+
+@contextmanager
+def interrupt_gate() -> Iterator[None]:
+    """Install the SIGINT gate once for a run of many writes (an apply), so that each write's
+    :func:`deferred_interrupts` costs two attribute updates instead of two handler swaps.
+
+    Outside the gate, interrupts go to the handler in place as before.
+    """
+    if getattr(_state, "gate", None) is not None or not _main_thread():
         yield
         return
-    if previous is None:  # a handler set from C: the closest Python can restore is the default
-        previous = signal.SIG_DFL
-    _state.depth = 1
+    gate = _Gate(None)
+    if not _install(gate):
+        yield
+        return
+    _state.gate = gate
     try:
         yield
     finally:
-        _state.depth = 0
-        signal.signal(signal.SIGINT, previous)
-        if pending:
-            signal.raise_signal(signal.SIGINT)
+        _state.gate = None
+        signal.signal(signal.SIGINT, gate.previous)
+
+
+def _main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+@contextmanager
+def deferred_interrupts() -> Iterator[None]:
+    """While inside, a SIGINT is kept instead of handled; it is handled on exit.
+
+    The handler in place before sees the interrupt exactly as if it had arrived right after
+    the block. Without an :func:`interrupt_gate` around, this installs one for the block.
+    """
+    gate: _Gate | None = getattr(_state, "gate", None)
+    if gate is None:
+        if not _main_thread():
+            yield
+            return
+        with interrupt_gate(), deferred_interrupts():
+            yield
+        return
+    gate.writing += 1
+    try:
+        yield
+    finally:
+        gate.writing -= 1
+        if gate.pending and not gate.writing:
+            gate.pending = False
+            gate.forward(signal.SIGINT, None)
 
 
 def interrupts_deferred() -> bool:
     """Whether this thread is inside :func:`deferred_interrupts` (for tests and assertions)."""
-    return _depth() > 0
+    gate: _Gate | None = getattr(_state, "gate", None)
+    return gate is not None and gate.writing > 0
