@@ -87,6 +87,36 @@ def _new_text(i: int) -> str:
     return old[:first] + f"inserted by the patch into file {i}\n" + old[first:]
 
 
+def _prepare_files(tmp_path: Path) -> tuple[Path, Path]:
+    work = tmp_path / "work"
+    work.mkdir()
+    for i in range(FILES):
+        (work / f"f{i:03d}.txt").write_text(_old_text(i))
+    patch_file = tmp_path / "patch.txt"
+    patch_file.write_text(_approve_patch())
+    return work, patch_file
+
+
+def _interrupt_once_writing(proc: subprocess.Popen[str], work: Path) -> None:
+    first = work / "f000.txt"
+    old_size = len(_old_text(0).encode())
+    while first.stat().st_size == old_size and proc.poll() is None:
+        time.sleep(0.0005)
+    os.kill(proc.pid, signal.SIGINT)
+
+
+def _changed_files(work: Path) -> set[str]:
+    """The files holding their new text; fails on a file that is neither old nor new."""
+    changed = set()
+    for i in range(FILES):
+        name = f"f{i:03d}.txt"
+        text = (work / name).read_text()
+        assert text in (_old_text(i), _new_text(i)), f"{name} is torn ({len(text)} characters)"
+        if text == _new_text(i):
+            changed.add(name)
+    return changed
+
+
 APPROVE_CHILD = """
     import json, os, sys
     from IPython.testing.globalipapp import start_ipython
@@ -113,39 +143,22 @@ APPROVE_CHILD = """
 
 
 def test_interrupt_after_approve_tears_no_file(tmp_path: Path) -> None:
-    work = tmp_path / "work"
-    work.mkdir()
-    for i in range(FILES):
-        (work / f"f{i:03d}.txt").write_text(_old_text(i))
-    patch_file = tmp_path / "patch.txt"
-    patch_file.write_text(_approve_patch())
-
+    work, patch_file = _prepare_files(tmp_path)
     proc = _child(APPROVE_CHILD, str(work), str(patch_file))
     assert _wait_for(proc, "WAITING").split() == ["WAITING", "awaiting-approval"]
     assert proc.stdin is not None
     proc.stdin.write("go\n")
     proc.stdin.flush()
     # The interrupt comes once the first file is written, while the others are being written.
-    first = work / "f000.txt"
-    old_size = len(_old_text(0).encode())
-    while first.stat().st_size == old_size and proc.poll() is None:
-        time.sleep(0.0005)
-    os.kill(proc.pid, signal.SIGINT)
+    _interrupt_once_writing(proc, work)
     report = _report(proc)
 
     assert report["status"] == "cancelled"
     delta = report["delta"]
     assert isinstance(delta, dict)
     assert delta["exact"] is True
-    changed_in_delta = {Path(c["path"]).name for c in delta["changes"]}
-    changed_on_disk = set()
-    for i in range(FILES):
-        name = f"f{i:03d}.txt"
-        text = (work / name).read_text()
-        assert text in (_old_text(i), _new_text(i)), f"{name} is torn ({len(text)} characters)"
-        if text == _new_text(i):
-            changed_on_disk.add(name)
-    assert changed_in_delta == changed_on_disk
+    changed_on_disk = _changed_files(work)
+    assert {Path(c["path"]).name for c in delta["changes"]} == changed_on_disk
     # Interrupted in the middle: some files were written, not all.
     assert 0 < len(changed_on_disk) < FILES
     for change in delta["changes"]:
@@ -155,6 +168,46 @@ def test_interrupt_after_approve_tears_no_file(tmp_path: Path) -> None:
     second = report["second"]
     assert isinstance(second, str)
     assert "is not waiting for approval" in second and "cancelled" in second
+
+
+LIBRARY_CHILD = """
+    import json, sys
+    from applypatch_ext.core.pipeline import Turn
+
+    with open(sys.argv[2]) as handle:
+        patch = handle.read()
+    call = Turn(sys.argv[1]).call()
+    call.push_delta(patch)
+    print("APPLYING", flush=True)
+    try:
+        call.run("approve")  # no handler of ours: Python's default SIGINT handler
+        outcome = "finished"
+    except KeyboardInterrupt:
+        outcome = "KeyboardInterrupt"
+    result = call.result
+    report = {"outcome": outcome, "status": result.status, "error": result.error,
+              "delta": result.delta.to_json()}
+    print("REPORT", json.dumps(report), flush=True)
+"""
+
+
+def test_library_call_interrupted_while_writing(tmp_path: Path) -> None:
+    """No magic, no handler: KeyboardInterrupt right after the file in progress, no torn file,
+    and the call is recorded as cancelled with a delta that is only a lower bound."""
+    work, patch_file = _prepare_files(tmp_path)
+    proc = _child(LIBRARY_CHILD, str(work), str(patch_file))
+    _wait_for(proc, "APPLYING")
+    _interrupt_once_writing(proc, work)
+    report = _report(proc)
+    assert report["outcome"] == "KeyboardInterrupt"
+    assert report["status"] == "cancelled"
+    assert report["error"] == "interrupted while applying"
+    changed = _changed_files(work)
+    assert 0 < len(changed) < FILES
+    delta = report["delta"]
+    assert isinstance(delta, dict)
+    assert delta["exact"] is False  # the attempt's record was lost with the interrupt
+    assert {Path(c["path"]).name for c in delta["changes"]} <= changed
 
 
 def test_sigint_in_a_fifo_write_waits_for_the_whole_file(tmp_path: Path) -> None:
