@@ -20,7 +20,7 @@ cancelled: no signature between the pipeline and the loops has to carry the toke
 from __future__ import annotations
 
 import signal
-import threading
+from _thread import get_ident
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -29,7 +29,8 @@ from typing import Any, Protocol
 
 from .errors import CancelledError
 
-_state = threading.local()
+#: The gate open in the main thread, if any (only the main thread can install one).
+_gate: _Gate | None = None
 
 
 class Cancellable(Protocol):
@@ -66,16 +67,13 @@ def checkpoint(stage: str = "") -> None:
         )
 
 
-def _depth() -> int:
-    return getattr(_state, "depth", 0)
-
-
 class _Gate:
     """The SIGINT handler while a gate is open: forwards a signal at once, or, inside a write,
     keeps it for the end of that write."""
 
     def __init__(self, previous: Any) -> None:
         self.previous = previous
+        self.owner = get_ident()  # the main thread's: signal.signal works nowhere else
         self.writing = 0
         self.pending = False
 
@@ -98,7 +96,7 @@ class _Gate:
 def _install(gate: _Gate) -> bool:
     try:
         previous = signal.signal(signal.SIGINT, gate)
-    except ValueError:  # not the main interpreter: signals are not ours to handle
+    except ValueError:  # not the main thread of the main interpreter: not ours to handle
         return False
     # None: a handler set from C; the closest Python can put back is the default.
     gate.previous = signal.SIG_DFL if previous is None else previous
@@ -110,25 +108,23 @@ def interrupt_gate() -> Iterator[None]:
     """Install the SIGINT gate once for a run of many writes (an apply), so that each write's
     :func:`deferred_interrupts` costs two attribute updates instead of two handler swaps.
 
-    Outside the gate, interrupts go to the handler in place as before.
+    Outside the gate, interrupts go to the handler in place as before. Outside the main
+    thread (where no handler can be installed) it does nothing.
     """
-    if getattr(_state, "gate", None) is not None or not _main_thread():
+    global _gate
+    if _gate is not None:
         yield
         return
     gate = _Gate(None)
     if not _install(gate):
         yield
         return
-    _state.gate = gate
+    _gate = gate
     try:
         yield
     finally:
-        _state.gate = None
+        _gate = None
         signal.signal(signal.SIGINT, gate.previous)
-
-
-def _main_thread() -> bool:
-    return threading.current_thread() is threading.main_thread()
 
 
 @contextmanager
@@ -136,15 +132,19 @@ def deferred_interrupts() -> Iterator[None]:
     """While inside, a SIGINT is kept instead of handled; it is handled on exit.
 
     The handler in place before sees the interrupt exactly as if it had arrived right after
-    the block. Without an :func:`interrupt_gate` around, this installs one for the block.
+    the block. Without an :func:`interrupt_gate` around, this opens one for the block.
     """
-    gate: _Gate | None = getattr(_state, "gate", None)
+    gate = _gate
     if gate is None:
-        if not _main_thread():
-            yield
-            return
-        with interrupt_gate(), deferred_interrupts():
-            yield
+        with interrupt_gate():
+            if _gate is None:  # not the main thread: signals cannot reach this code
+                yield
+                return
+            with deferred_interrupts():
+                yield
+        return
+    if gate.owner != get_ident():  # another thread writes while the main thread's gate is open
+        yield
         return
     gate.writing += 1
     try:
@@ -158,5 +158,5 @@ def deferred_interrupts() -> Iterator[None]:
 
 def interrupts_deferred() -> bool:
     """Whether this thread is inside :func:`deferred_interrupts` (for tests and assertions)."""
-    gate: _Gate | None = getattr(_state, "gate", None)
-    return gate is not None and gate.writing > 0
+    gate = _gate
+    return gate is not None and gate.owner == get_ident() and gate.writing > 0

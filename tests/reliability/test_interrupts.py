@@ -411,3 +411,22 @@ def test_text_search_finds_what_the_line_comparison_finds() -> None:
         )
         joined = "\n".join(lines)
         assert _find(lines, pattern, first, last, lambda joined=joined: joined) == expected
+
+
+def test_writes_from_another_thread_leave_the_handler_alone(tmp_path: Path) -> None:
+    """Only the main thread can hold a signal back; another thread's writes just write."""
+    before = signal.getsignal(signal.SIGINT)
+    errors: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            LocalFilesystem().write_bytes(str(tmp_path / "from-thread.txt"), b"data\n")
+        except BaseException as exc:  # reported below, in the main thread
+            errors.append(exc)
+
+    thread = threading.Thread(target=write)
+    thread.start()
+    thread.join()
+    assert errors == []
+    assert (tmp_path / "from-thread.txt").read_bytes() == b"data\n"
+    assert signal.getsignal(signal.SIGINT) is before
