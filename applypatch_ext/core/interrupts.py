@@ -22,7 +22,7 @@ from __future__ import annotations
 import signal
 from _thread import get_ident
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from types import FrameType
 from typing import Any, Protocol
@@ -127,33 +127,45 @@ def interrupt_gate() -> Iterator[None]:
         signal.signal(signal.SIGINT, gate.previous)
 
 
-@contextmanager
-def deferred_interrupts() -> Iterator[None]:
+class _Deferral:
+    """The context manager of :func:`deferred_interrupts` (a class: it runs for every write)."""
+
+    __slots__ = ("_gate", "_opened")
+
+    def __enter__(self) -> None:
+        self._opened: AbstractContextManager[None] | None = None
+        gate = _gate
+        if gate is None:  # no gate around: open one for this block
+            opened = interrupt_gate()
+            opened.__enter__()
+            self._opened = opened
+            gate = _gate  # still None outside the main thread: nothing to hold back there
+        if gate is not None and gate.owner != get_ident():
+            gate = None  # another thread writes while the main thread's gate is open
+        self._gate = gate
+        if gate is not None:
+            gate.writing += 1
+
+    def __exit__(self, *_exc: object) -> None:
+        gate = self._gate
+        try:
+            if gate is not None:
+                gate.writing -= 1
+                if gate.pending and not gate.writing:
+                    gate.pending = False
+                    gate.forward(signal.SIGINT, None)
+        finally:
+            if self._opened is not None:
+                self._opened.__exit__(None, None, None)
+
+
+def deferred_interrupts() -> AbstractContextManager[None]:
     """While inside, a SIGINT is kept instead of handled; it is handled on exit.
 
     The handler in place before sees the interrupt exactly as if it had arrived right after
     the block. Without an :func:`interrupt_gate` around, this opens one for the block.
     """
-    gate = _gate
-    if gate is None:
-        with interrupt_gate():
-            if _gate is None:  # not the main thread: signals cannot reach this code
-                yield
-                return
-            with deferred_interrupts():
-                yield
-        return
-    if gate.owner != get_ident():  # another thread writes while the main thread's gate is open
-        yield
-        return
-    gate.writing += 1
-    try:
-        yield
-    finally:
-        gate.writing -= 1
-        if gate.pending and not gate.writing:
-            gate.pending = False
-            gate.forward(signal.SIGINT, None)
+    return _Deferral()
 
 
 def interrupts_deferred() -> bool:
