@@ -13,6 +13,7 @@ Pure: it works on the lines a verification already read and never touches the di
 from __future__ import annotations
 
 import difflib
+import heapq
 import time
 from collections import defaultdict
 from collections.abc import Sequence
@@ -149,6 +150,8 @@ EXPLAIN_TIMEOUT: Final = 2.0
 MAX_VOTES: Final = 1_000_000
 #: How many of the best windows by partial votes are scored exactly.
 RESCORED_WINDOWS: Final = 32
+#: How many lines of the single-line search, those with the highest bound, get difflib's ratio.
+RATIO_CANDIDATES: Final = 64
 #: A deadline and cancellation check every this many lines of a loop over the file.
 _CHECK_EVERY: Final = 2048
 
@@ -232,21 +235,39 @@ def _best_window(
 
 
 def _closest_single_line(lines: Sequence[str], wanted: str, deadline: _Deadline) -> int | None:
+    """The line most similar to ``wanted`` (difflib's ratio at least 0.4), the first of equals.
+
+    ``ratio()`` is quadratic in the line length, ``quick_ratio()`` (an upper bound of it) is
+    linear: every line gets the bound, and only the :data:`RATIO_CANDIDATES` lines with the
+    highest bounds get the ratio, so a file of similar lines costs linear time, not a ratio
+    per line.
+    """
     loosest = NORMALISERS[-1]
     assert loosest is not None
     target = loosest(wanted)
-    best: tuple[float, int] | None = None
+    bounds: list[tuple[float, int]] = []
+    # The bounds are symmetric: with the wanted line as the second sequence, difflib counts
+    # its characters once for all lines.
+    bounding = difflib.SequenceMatcher(None, "", target, autojunk=False)
     for index, line in enumerate(lines[:MAX_FUZZY_LINES]):
         if index % 256 == 0:
             deadline.check()
-        candidate = loosest(line)
-        matcher = difflib.SequenceMatcher(None, target, candidate, autojunk=False)
-        if matcher.real_quick_ratio() < (best[0] if best else 0.4):
+        bounding.set_seq1(loosest(line))
+        if bounding.real_quick_ratio() < 0.4:
             continue
-        # ratio() is quadratic in the line length; quick_ratio() (an upper bound) is linear.
+        upper = bounding.quick_ratio()
+        if upper >= 0.4:
+            bounds.append((upper, index))
+    best: tuple[float, int] | None = None
+    for upper, index in heapq.nlargest(RATIO_CANDIDATES, bounds, key=lambda b: (b[0], -b[1])):
+        if best is not None and upper < best[0]:
+            break  # sorted by bound: no later line can beat the best
+        deadline.check()
+        candidate = loosest(lines[index])
         long = max(len(target), len(candidate)) > MAX_CHAR_DIFF
-        ratio = matcher.quick_ratio() if long else matcher.ratio()
-        if ratio >= 0.4 and (best is None or ratio > best[0]):
+        matcher = difflib.SequenceMatcher(None, target, candidate, autojunk=False)
+        ratio = upper if long else matcher.ratio()
+        if ratio >= 0.4 and (best is None or (ratio, -index) > (best[0], -best[1])):
             best = (ratio, index)
     return None if best is None else best[1]
 

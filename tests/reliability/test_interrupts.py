@@ -317,7 +317,7 @@ def test_sigint_while_verifying_the_slow_case_cancels(tmp_path: Path) -> None:
 
 
 EXPLAIN_CHILD = """
-    import json, random, signal, sys
+    import json, os, random, signal, sys, threading, time
     from applypatch_ext.core.errors import CancelledError, MatchFailure
     from applypatch_ext.core.explain import explain_match_failure
     from applypatch_ext.core.faults import CancellationToken
@@ -330,10 +330,24 @@ EXPLAIN_CHILD = """
     failure = MatchFailure("/w/big.py", "context", (wanted,), 0, False)
     token = CancellationToken()
     signal.signal(signal.SIGINT, lambda *_: token.cancel())  # what the magic's guard does
-    print("EXPLAINING", flush=True)
+    main = threading.main_thread().ident
+    inside = {"_best_window", "_closest_single_line"}
+
+    def interrupt_inside_the_explanation():
+        # Another thread sends the SIGINT once the main thread is in the explanation's search.
+        while True:
+            frame = sys._current_frames().get(main)
+            while frame is not None and frame.f_code.co_name not in inside:
+                frame = frame.f_back
+            if frame is not None:
+                os.kill(os.getpid(), signal.SIGINT)
+                return
+            time.sleep(0.0001)
+
+    threading.Thread(target=interrupt_inside_the_explanation, daemon=True).start()
     with cancellation(token):
         try:
-            # No deadline: only the interrupt can stop this explanation (several seconds).
+            # No deadline: only the interrupt can stop this explanation.
             explain_match_failure(failure, lines, timeout=None)
             outcome = "finished"
         except CancelledError as exc:
@@ -342,10 +356,8 @@ EXPLAIN_CHILD = """
 """
 
 
-def test_sigint_while_explaining_cancels(tmp_path: Path) -> None:
+def test_sigint_while_explaining_cancels() -> None:
     proc = _child(EXPLAIN_CHILD)
-    _wait_for(proc, "EXPLAINING")
-    os.kill(proc.pid, signal.SIGINT)
     assert _report(proc) == {"outcome": "cancelled: apply_patch was cancelled"}
 
 
