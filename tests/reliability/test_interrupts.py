@@ -323,11 +323,16 @@ EXPLAIN_CHILD = """
     from applypatch_ext.core.faults import CancellationToken
     from applypatch_ext.core.interrupts import cancellation
 
-    rng = random.Random(11)
-    words = "alpha beta gamma delta value result index buffer handler config".split()
-    lines = [" ".join(rng.choice(words) for _ in range(25)) for _ in range(20_000)]
-    wanted = " ".join(rng.choice(words) for _ in range(25))
-    failure = MatchFailure("/w/big.py", "context", (wanted,), 0, False)
+    if sys.argv[1] == "slow-case":  # item 7's case: 3,000 context lines of one repeated row
+        lines = ["0,0,0,0,0"] * 400_000
+        expected = ("0,0,0,0,0",) * 3000 + ("9,9,9,9,9",)
+        failure = MatchFailure("/w/data.csv", "lines", expected, 0, False)
+    else:  # an @@ context line not in a file of 20,000 similar lines
+        rng = random.Random(11)
+        words = "alpha beta gamma delta value result index buffer handler config".split()
+        lines = [" ".join(rng.choice(words) for _ in range(25)) for _ in range(20_000)]
+        wanted = " ".join(rng.choice(words) for _ in range(25))
+        failure = MatchFailure("/w/big.py", "context", (wanted,), 0, False)
     token = CancellationToken()
     signal.signal(signal.SIGINT, lambda *_: token.cancel())  # what the magic's guard does
     main = threading.main_thread().ident
@@ -356,8 +361,9 @@ EXPLAIN_CHILD = """
 """
 
 
-def test_sigint_while_explaining_cancels() -> None:
-    proc = _child(EXPLAIN_CHILD)
+@pytest.mark.parametrize("case", ["slow-case", "single-line"])
+def test_sigint_while_explaining_cancels(case: str) -> None:
+    proc = _child(EXPLAIN_CHILD, case)
     assert _report(proc) == {"outcome": "cancelled: apply_patch was cancelled"}
 
 
