@@ -487,14 +487,17 @@ class ApplyPatchCall:
             result: CallResult = stop.value
             self.result = result
             return result
-        except BaseException:
+        except BaseException as exc:
             # A KeyboardInterrupt outside the cancellation token (or a bug) killed the steps:
-            # the call can never resume. Record it as cancelled; an interrupt while applying
+            # the call can never resume. Record how it ended; an exception while applying
             # loses the attempt's record, so the delta is then only a lower bound.
-            delta = self._delta if self.stage != "applying" else replace(self._delta, exact=False)
-            self._delta = delta
-            reason = f"interrupted while {self.stage}"
-            self.result = self._result(CANCELLED, reason, error=reason)
+            if self.stage == "applying":
+                self._delta = replace(self._delta, exact=False)
+            if isinstance(exc, KeyboardInterrupt):
+                status, reason = CANCELLED, f"interrupted while {self.stage}"
+            else:
+                status, reason = FAILED, f"{type(exc).__name__} while {self.stage}: {exc}"
+            self.result = self._result(status, reason, error=reason)
             raise
 
     def _emit(self, event: Any) -> None:

@@ -294,7 +294,13 @@ class CallView:
         except ValueError:
             return
         with cancel_on_interrupt(self.call.cancel):
-            core = self.call.resume(parsed, self._approver)
+            try:
+                core = self.call.resume(parsed, self._approver)
+            except BaseException:
+                # The call recorded how it ended (cancelled): show that, not a stale request.
+                if self.call.result is not None:
+                    self._publish(self.call.result)
+                raise
         self._publish(core)
 
     def _publish(self, core: CallResult) -> PatchCallResult:

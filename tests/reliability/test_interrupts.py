@@ -26,7 +26,7 @@ from applypatch_ext.core.explain import explain_match_failure
 from applypatch_ext.core.faults import CancellationToken
 from applypatch_ext.core.fs import LocalFilesystem
 from applypatch_ext.core.interrupts import cancellation, checkpoint, deferred_interrupts
-from applypatch_ext.core.pipeline import Turn
+from applypatch_ext.core.pipeline import PipelineOptions, Turn
 from applypatch_ext.core.seek import _find
 
 REPO = Path(__file__).resolve().parents[2]
@@ -448,3 +448,24 @@ def test_writes_from_another_thread_leave_the_handler_alone(tmp_path: Path) -> N
     assert errors == []
     assert (tmp_path / "from-thread.txt").read_bytes() == b"data\n"
     assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_ctrl_c_at_an_approval_prompt_ends_the_call(tmp_path: Path) -> None:
+    """An approver that is interrupted (Ctrl-C at a prompt) leaves a finished, cancelled call,
+    never one that still claims to wait for approval."""
+
+    def prompt(_request: object) -> str:
+        raise KeyboardInterrupt  # what input() raises on Ctrl-C
+
+    options = PipelineOptions.from_strings(str(tmp_path), approval_policy="untrusted")
+    call = Turn(str(tmp_path), options=options).call()
+    call.push_delta("*** Begin Patch\n*** Add File: a.txt\n+a\n*** End Patch\n")
+    with pytest.raises(KeyboardInterrupt):
+        call.run(prompt)
+    assert call.result is not None
+    assert call.result.status == "cancelled"
+    assert call.result.error == "interrupted while waiting for approval"
+    assert call.result.delta.changes == () and call.result.delta.exact
+    assert not (tmp_path / "a.txt").exists()
+    with pytest.raises(RuntimeError, match="is not waiting for approval"):
+        call.resume("approve")
