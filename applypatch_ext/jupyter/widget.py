@@ -180,6 +180,18 @@ class ApplyPatchWidget(anywidget.AnyWidget):
     error = traitlets.Unicode("", help="The error that stopped the call, if any.").tag(**SHOWN)
     delta = traitlets.Dict(help="The committed delta: changes and exact.").tag(**SHOWN)
     turn_diff = traitlets.Unicode("", help="The cumulative TurnDiff of the turn.").tag(**SHOWN)
+    sources = traitlets.Dict(
+        help=(
+            "The lines the diff view of the call's own changes shows, syntax-coloured: "
+            "highlight.call_sources(result.proposed, result.delta), keyed as proposed."
+        )
+    ).tag(sync=True)
+    turn_sources = traitlets.Dict(
+        help=(
+            "The TurnDiff's lines, syntax-coloured: highlight.turn_sources(turn_diff), keyed by "
+            "the path of each file's diff --git line."
+        )
+    ).tag(sync=True)
     events: traitlets.List[Any] = traitlets.List(
         help="The timeline: type, time and a one-line summary."
     ).tag(**SHOWN)
