@@ -1081,9 +1081,25 @@ export function diffTable(file, mode, opened, onOpen) {
     }
     const cls = "applypatch-dl applypatch-dl-gap";
     if (opened.has(id) && known.length) {
-      emitAll(known);
-      if (known.length < count)
-        trs.push(wideRow(span, cls, `⋯ ${count - known.length} more unchanged lines (not sent to the view)`));
+      // the lines sent, and a marker where the ones not sent would be
+      let next = row.from;
+      /** @type {Row[]} */
+      let block = [];
+      const hole = (/** @type {number} */ upto) => {
+        if (upto <= next) return;
+        emitAll(block);
+        block = [];
+        const n = upto - next;
+        trs.push(wideRow(span, cls, `⋯ ${n} unchanged line${n === 1 ? "" : "s"} not sent to the view`));
+      };
+      for (const line of known) {
+        const at = /** @type {number} */ (/** @type {any} */ (line).new);
+        hole(at);
+        block.push(line);
+        next = at + 1;
+      }
+      hole(row.to + 1);
+      emitAll(block);
     } else if (known.length) {
       trs.push(wideRow(span, cls, button(id, known.length, "unchanged")));
     } else {
@@ -1753,7 +1769,8 @@ function changeFile(path, change, cwd, row, sources, preview) {
     sources: sourcesOf(source),
     preview,
     limit: LIMITS.fileDiffLines,
-    open: false,
+    // a short diff is shown at once; a long one waits for the reader
+    open: rows.length <= LIMITS.changeDiffLines,
     added,
     removed,
     attrs: {

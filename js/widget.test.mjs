@@ -1615,6 +1615,16 @@ describe("diff view DOM", () => {
     assert.match(nothing.textContent, /⋯ 1 unchanged line.*⋯ 3 unchanged lines/);
   });
 
+  test("an opened gap marks the unchanged lines Python did not send where they are", () => {
+    const rows = changeRows({ type: "update", unified_diff: "@@ -1 +1 @@\n-a\n+b\n@@ -9 +9 @@\n-y\n+z\n" });
+    const sources = sourcesOf({ new: [[2, ["c2", "c3"]], [7, ["c7", "c8"]]] });
+    const table = fake(diffTable({ rows, sources, preview: false }, "unified", new Set(["gap:2"]), () => {}));
+    const gap = table.all().filter((r) => r.tagName === "TR").map((r) => r.textContent);
+    const from = gap.indexOf("22 c2");
+    assert.ok(from > 0, gap.join("|"));
+    assert.deepEqual(gap.slice(from, from + 5), ["22 c2", "33 c3", "⋯ 3 unchanged lines not sent to the view", "77 c7", "88 c8"]);
+  });
+
   test("a large added file is folded behind 'show N lines'; opened, it renders", () => {
     const content = Array.from({ length: 500 }, (_, i) => `line ${i}`).join("\n");
     const rows = changeRows({ type: "add", content });
