@@ -1196,13 +1196,19 @@ function fileBlock(f, state) {
   state.opened.set(f.id, opened);
   const body = h("div", { class: "applypatch-file-body" });
   const view = { rows: f.rows, sources: f.sources, preview: Boolean(f.preview), limit: f.limit };
-  const draw = () => fill(body, diffTable(view, state.mode, opened, (id) => {
-    opened.add(id);
-    draw();
-    // keep the keyboard where the reader was: on the rows just shown
-    /** @type {any} */ (body.firstElementChild)?.focus?.();
-  }));
-  draw();
+  let drawn = ""; // the mode the body was drawn in; "" when not drawn (or stale)
+  const draw = () => {
+    drawn = state.mode;
+    fill(
+      body,
+      diffTable(view, state.mode, opened, (id) => {
+        opened.add(id);
+        draw();
+        // keep the keyboard where the reader was: on the rows just shown
+        /** @type {any} */ (body.firstElementChild)?.focus?.();
+      }),
+    );
+  };
   const summary = h(
     "summary",
     { class: "applypatch-file-head", "aria-label": `${f.path}: ${f.added} added, ${f.removed} removed lines` },
@@ -1217,8 +1223,31 @@ function fileBlock(f, state) {
       body,
     )
   );
-  details.addEventListener("toggle", () => state.openFiles.set(f.id, details.open));
-  return { el: details, summary, redraw: draw };
+  const isOpen = () =>
+    typeof details.open === "boolean" ? details.open : details.getAttribute("open") !== null;
+  // a file's table is built when it is first shown (closed files cost no rows)
+  const show = () => {
+    if (isOpen() && drawn !== state.mode) draw();
+  };
+  details.addEventListener("toggle", () => {
+    state.openFiles.set(f.id, isOpen());
+    show();
+  });
+  show();
+  return {
+    el: details,
+    summary,
+    redraw() {
+      drawn = "";
+      show();
+    },
+    /** @param {boolean} open */
+    setOpen(open) {
+      details.open = open;
+      state.openFiles.set(f.id, open);
+      show();
+    },
+  };
 }
 
 /** The `+N -M` counts and the five-block bar. @param {number} added @param {number} removed */
@@ -1249,7 +1278,7 @@ export function diffViewState(options) {
     /** @type {Map<string, boolean>} */
     openFiles: new Map(),
     showHeaders: false,
-    /** @type {{el: HTMLDetailsElement, summary: HTMLElement, redraw: () => void}[]} */
+    /** @type {ReturnType<typeof fileBlock>[]} */
     blocks: [],
   };
   const toggle = /** @param {string} text @param {string} label @param {boolean} pressed */ (text, label, pressed) =>
@@ -1263,10 +1292,7 @@ export function diffViewState(options) {
   const headers = options.headers ? toggle("Show headers", "show the diff --git and index lines", false) : null;
   headers?.setAttribute("data-testid", "applypatch-headers");
   const all = /** @param {boolean} open */ (open) => {
-    for (const b of state.blocks) {
-      b.el.open = open;
-      state.openFiles.set(b.el.getAttribute("data-file") ?? "", open);
-    }
+    for (const b of state.blocks) b.setOpen(open);
   };
   const tool = /** @param {string} text @param {string} label @param {() => void} fn */ (text, label, fn) => {
     const b = h("button", { type: "button", class: "applypatch-tool", "aria-label": label, text });
@@ -1318,7 +1344,7 @@ export function diffViewState(options) {
 /**
  * The file list: one button per file (path, counts, bar) that opens and jumps to it.
  * @param {{path: string, added: number, removed: number}[]} files
- * @param {{el: HTMLDetailsElement, summary: HTMLElement}[]} blocks
+ * @param {ReturnType<typeof fileBlock>[]} blocks
  */
 function fileList(files, blocks) {
   return h(
@@ -1334,7 +1360,7 @@ function fileList(files, blocks) {
       b.addEventListener("click", () => {
         const target = blocks[i];
         if (!target) return;
-        target.el.open = true;
+        target.setOpen(true);
         /** @type {any} */ (target.el).scrollIntoView?.({ block: "start", behavior: "smooth" });
         /** @type {any} */ (target.summary).focus?.();
       });
@@ -1886,8 +1912,9 @@ export function turnDiffSection() {
     const views = shown.map((f) => {
       const source = obj(obj(sources)[f.path]);
       const rows = pairWords(diffRows(classifyDiffLines(f.text)));
-      const max = Math.max(0, Math.min(LIMITS.fileDiffLines, budget));
-      budget -= Math.min(rows.length, max);
+      // open while the budget of shown lines lasts (always the first file); the rest wait
+      const open = budget === LIMITS.diffLines || rows.length <= budget;
+      if (open) budget -= Math.min(rows.length, LIMITS.fileDiffLines);
       return {
         id: `turn:${f.path}`,
         path: f.path,
@@ -1896,10 +1923,10 @@ export function turnDiffSection() {
           source.language ? h("span", { class: "applypatch-lang", text: str(source.language) }) : null,
         ],
         rows,
-        limit: max, // past it, the rest of the file is one fold ("show N lines")
+        limit: LIMITS.fileDiffLines, // past it, the rest of the file is one fold ("show N lines")
         sources: sourcesOf(source),
         preview: false,
-        open: true,
+        open,
         added: f.added,
         removed: f.removed,
         attrs: { "data-path": f.path },

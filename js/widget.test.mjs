@@ -1696,6 +1696,10 @@ describe("diff view DOM", () => {
     const content = Array.from({ length: 200 }, (_, i) => `l${i}`).join("\n");
     const state = { proposed: { "/w/big.txt": { type: "add", content } }, delta: {}, meaning: meaning(STATUS.running), cwd: "/w", sources: {} };
     changes.update(state);
+    // 200 lines: closed at first, and a closed file has no table yet
+    assert.equal(fake(changes.el).byClass("applypatch-dt").length, 0);
+    fake(changes.el).find((e) => e.textContent === "Expand all")?.click();
+    assert.equal(fake(changes.el).byClass("applypatch-dt").length, 1);
     fake(changes.el).byClass("applypatch-expand")[0].click();
     assert.equal(fake(changes.el).byClass("applypatch-dl-add").length, 200);
     changes.update({ ...state, meaning: meaning(STATUS.completed) });
@@ -1738,6 +1742,23 @@ describe("diff view DOM", () => {
     assert.deepEqual(copied, [TURN_DIFF]);
     assert.equal(status.textContent, "TurnDiff copied");
     if (navigator) Object.defineProperty(globalThis, "navigator", navigator);
+    turn.dispose();
+  });
+
+  test("TurnDiff: files open while a budget of lines lasts; the others are built when opened", () => {
+    const file = (/** @type {number} */ k) =>
+      `diff --git a/f${k}.txt b/f${k}.txt\n--- /dev/null\n+++ b/f${k}.txt\n@@ -0,0 +1,400 @@\n` +
+      Array.from({ length: 400 }, (_, i) => `+${k}.${i}\n`).join("");
+    const turn = turnDiffSection();
+    turn.update({ diff: Array.from({ length: 8 }, (_, k) => file(k)).join(""), sources: {} });
+    const files = fake(turn.el).byClass("applypatch-file");
+    assert.equal(files.length, 8);
+    const open = files.map((f) => f.getAttribute("open") !== null);
+    assert.equal(open[0], true);
+    assert.ok(open.includes(false), "every file opened");
+    for (const [i, f] of files.entries()) assert.equal(f.byClass("applypatch-dt").length, open[i] ? 1 : 0);
+    const rendered = fake(turn.el).byClass("applypatch-dl").length;
+    assert.ok(rendered <= LIMITS.diffLines, `${rendered} rows rendered`);
     turn.dispose();
   });
 

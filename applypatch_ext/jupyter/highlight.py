@@ -5,7 +5,9 @@ The widget (``js/widget.js``) never receives HTML: per file it gets, for each si
 nodes from them, so nothing in a file can inject markup. The static fallback can use the same
 data. Everything is bounded: only the lines of the hunks (and, on the new side, a window of
 unchanged lines around them that the view can expand) are sent, long lines are cut, and a
-call sends at most :data:`MAX_LINES` lines in all.
+call sends at most :data:`MAX_LINES` lines in all. Only those lines are lexed (each block of
+them with :data:`LEAD_IN` lines before it for the lexer's state), so the cost follows what is
+shown, not the size of the file.
 
 The data of one file (see :func:`file_sources`)::
 
@@ -28,6 +30,7 @@ known here).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, TypeAlias
@@ -69,12 +72,15 @@ Ranges: TypeAlias = list[list[Any]]
 #: Unchanged lines sent around each hunk on the new side (what "show N lines" can reveal).
 EXPAND_WINDOW: Final = 20
 #: Lines sent per file and per call (both sides together).
-MAX_FILE_LINES: Final = 2000
-MAX_LINES: Final = 8000
+MAX_FILE_LINES: Final = 800
+MAX_LINES: Final = 4000
 #: A line longer than this is cut (its first characters kept) and the file marked ``cut``.
 MAX_LINE_CHARS: Final = 1000
 #: A text longer than this is not lexed (its lines are sent plain).
 MAX_LEX_CHARS: Final = 400_000
+#: Lines lexed before each block of wanted lines, for the lexer's state (a string or comment
+#: opened further up is not seen: only the lines shown are lexed, so the cost follows them).
+LEAD_IN: Final = 10
 
 #: The token classes sent, most specific first: a token takes the class of its nearest
 #: ancestor in this table (``k`` keyword, ``d`` definition, ``b`` builtin, ``m`` meta, ``t`` tag,
@@ -111,7 +117,12 @@ _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 def lexer_for(path: str) -> Lexer | None:
     """The Pygments lexer for ``path``'s file name, or None (plain text) when none fits."""
-    name = path.rsplit("/", 1)[-1]
+    return _lexer_for_name(path.rsplit("/", 1)[-1])
+
+
+@functools.lru_cache(maxsize=256)
+def _lexer_for_name(name: str) -> Lexer | None:
+    # finding a lexer scans every lexer's patterns (milliseconds): once per file name
     if not name:
         return None
     try:
@@ -211,21 +222,42 @@ class _Budget:
         return granted
 
 
-def ranges_of(lines: list[Line], wanted: Iterable[int], room: int) -> tuple[Ranges, bool, int]:
-    """The ``wanted`` 1-based line numbers of ``lines`` as ascending ranges, at most ``room``
-    lines in all; also whether anything was left out or cut, and how many lines were sent."""
-    numbers = sorted({n for n in wanted if 1 <= n <= len(lines)})
+def ranges_of(
+    lines: Mapping[int, Line], wanted: Iterable[int], room: int
+) -> tuple[Ranges, bool, int]:
+    """The ``wanted`` 1-based line numbers of ``lines`` (by number) as ascending ranges, at most
+    ``room`` lines in all; also whether anything was left out or cut, and how many were sent."""
+    numbers = sorted({n for n in wanted if n in lines})
     cut = len(numbers) > room
     numbers = numbers[: max(0, room)]
     out: Ranges = []
     for n in numbers:
-        line, was_cut = _cut(lines[n - 1])
+        line, was_cut = _cut(lines[n])
         cut = cut or was_cut
         if out and out[-1][0] + len(out[-1][1]) == n:
             out[-1][1].append(line)
         else:
             out.append([n, [line]])
     return out, cut, len(numbers)
+
+
+def coloured(path: str, plain: list[str], wanted: Iterable[int], room: int) -> dict[int, Line]:
+    """The lines ``wanted`` (1-based, at most ``room`` of them) of the text whose lines are
+    ``plain``, coloured: each block of them lexed with :data:`LEAD_IN` lines before it."""
+    numbers = sorted({n for n in wanted if 1 <= n <= len(plain)})[: max(0, room)]
+    out: dict[int, Line] = {}
+    blocks: list[list[int]] = []
+    for n in numbers:
+        if blocks and n - blocks[-1][1] <= LEAD_IN:
+            blocks[-1][1] = n
+        else:
+            blocks.append([n, n])
+    for first, last in blocks:
+        start = max(1, first - LEAD_IN)
+        chunk = highlight_lines(path, "\n".join(plain[start - 1 : last]) + "\n")
+        for n in range(first, last + 1):
+            out[n] = chunk[n - start]
+    return {n: out[n] for n in numbers}
 
 
 def hunk_lines(diff: str) -> tuple[set[int], set[int]]:
@@ -277,16 +309,18 @@ def file_sources(
     """
     budget = budget if budget is not None else _Budget(MAX_LINES)
     room = budget.take(MAX_FILE_LINES)
-    old_lines = highlight_lines(path, old) if old is not None else []
-    new_lines = highlight_lines(path, new) if new is not None else []
+    old_plain = _plain_lines(old) if old is not None else []
+    new_plain = _plain_lines(new) if new is not None else []
     if diff is not None:
         removed, shown = hunk_lines(diff)
         old_wanted: Iterable[int] = removed
         new_wanted: Iterable[int] = _around(shown, EXPAND_WINDOW)
     else:
-        old_wanted = range(1, len(old_lines) + 1)
-        new_wanted = range(1, len(new_lines) + 1)
+        old_wanted = range(1, len(old_plain) + 1)
+        new_wanted = range(1, len(new_plain) + 1)
+    old_lines = coloured(path, old_plain, old_wanted, room + 1)  # one more: to know it is cut
     old_ranges, old_cut, used = ranges_of(old_lines, old_wanted, room)
+    new_lines = coloured(path, new_plain, new_wanted, room - used + 1)
     new_ranges, new_cut, used_new = ranges_of(new_lines, new_wanted, room - used)
     budget.left += room - used - used_new  # give back what this file did not need
     lexer = lexer_for(path)
@@ -294,8 +328,8 @@ def file_sources(
         "language": lexer.name if lexer is not None else "",
         "old": old_ranges,
         "new": new_ranges,
-        "old_lines": len(old_lines),
-        "new_lines": len(new_lines),
+        "old_lines": len(old_plain),
+        "new_lines": len(new_plain),
         "cut": old_cut or new_cut,
     }
 
@@ -408,13 +442,12 @@ def _diff_side_sources(path: str, diff: str, budget: _Budget) -> dict[str, Any]:
     sides = []
     cut = False
     for text, numbers in ((old_text, old_numbers), (new_text, new_numbers)):
-        lines = highlight_lines(path, "\n".join(text) + "\n") if text else []
+        taken = min(len(text), max(0, room))
+        cut = cut or taken < len(text)
+        room -= taken
+        lines = highlight_lines(path, "\n".join(text[:taken]) + "\n") if taken else []
         ranges: Ranges = []
         for n, source in zip(numbers, lines, strict=False):
-            if room <= 0:
-                cut = True
-                break
-            room -= 1
             kept, was_cut = _cut(source)
             cut = cut or was_cut
             if ranges and ranges[-1][0] + len(ranges[-1][1]) == n:

@@ -220,3 +220,30 @@ def test_turn_sources_colour_the_turn_diffs_own_lines(run_magic: Magic, tmp_path
     md = sources["docs/a b.md"]
     assert md["old"] == [] and text_of(side(md, "new")[1]) == "# Title"
     assert turn_sources("") == {}
+
+
+def test_only_the_lines_shown_are_lexed_with_a_lead_in_for_the_lexers_state() -> None:
+    plain = ["x = 1"] * 50 + ['s = """start', "inside", 'end"""'] + ["y = 2"] * 50
+    lines = highlight.coloured("a.py", plain, [52, 100], room=10)
+    assert list(lines) == [52, 100]
+    assert classes(lines[52]) == {"inside": "s"}  # the string opened on the line before
+    assert classes(lines[100])["2"] == "n"
+    assert list(highlight.coloured("a.py", plain, range(1, 104), room=3)) == [1, 2, 3]
+
+
+def test_a_long_file_with_many_chunks_sends_a_bounded_coloured_part(tmp_path: Path) -> None:
+    (tmp_path / "big.py").write_text(
+        "".join(f"def f{i}(x):\n    return {i}\n" for i in range(5000))
+    )
+    chunks = "".join(
+        f"@@ def f{i * 50}(x):\n-    return {i * 50}\n+    return -{i * 50}\n" for i in range(100)
+    )
+    sources = call_sources(
+        _verify(tmp_path, f"*** Begin Patch\n*** Update File: big.py\n{chunks}*** End Patch")
+    )
+    entry = sources[str(tmp_path / "big.py")]
+    assert sources_size(sources) == highlight.MAX_FILE_LINES
+    assert entry["cut"] is True and entry["new_lines"] == 10_000
+    old = side(entry, "old")
+    assert len(old) == 100  # every removed line is coloured: they come first
+    assert classes(old[2])["return"] == "k"
