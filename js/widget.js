@@ -518,7 +518,7 @@ export function lineCount(text) {
  * @typedef {{type: "header" | "hunk" | "meta", text: string}
  *   | {type: "line", kind: string, text: string, old: number | null, new: number | null,
  *      words?: Segment[]}
- *   | {type: "gap", from: number, to: number, offset: number, known: boolean}} Row
+ *   | {type: "gap", from: number, to: number, offset: number}} Row
  */
 
 /** The `@@ -a,b +c,d @@` numbers (1-based starts; counts default to 1), or null. */
@@ -556,7 +556,7 @@ export function diffRows(lines, newLines = 0) {
         const oldStart = m[2] === "0" ? old + 1 : old;
         const newStart = m[4] === "0" ? nu + 1 : nu;
         if (newStart - 1 > lastNew)
-          rows.push({ type: "gap", from: lastNew + 1, to: newStart - 1, offset: oldStart - newStart, known: true });
+          rows.push({ type: "gap", from: lastNew + 1, to: newStart - 1, offset: oldStart - newStart });
         if (m[2] === "0") old++;
         if (m[4] === "0") nu++;
       }
@@ -582,7 +582,7 @@ export function diffRows(lines, newLines = 0) {
     }
   }
   if (newLines > lastNew && lastNew > 0)
-    rows.push({ type: "gap", from: lastNew + 1, to: newLines, offset, known: true });
+    rows.push({ type: "gap", from: lastNew + 1, to: newLines, offset });
   return rows;
 }
 
@@ -991,6 +991,9 @@ function wideRow(span, cls, ...children) {
   return h("tr", { class: cls }, h("td", { class: "applypatch-code", colspan: span }, ...children));
 }
 
+/** The row lists whose removed and added lines have been paired (see pairWords). */
+const PAIRED = new WeakSet();
+
 /**
  * The table of one file's diff in `mode`; folds and gaps call `onOpen(id)` when clicked.
  * @param {FileView} file
@@ -999,8 +1002,13 @@ function wideRow(span, cls, ...children) {
  * @param {(id: string) => void} onOpen
  */
 export function diffTable(file, mode, opened, onOpen) {
+  // the changed words are found when a file is first shown (a closed file costs nothing)
+  if (!PAIRED.has(file.rows)) {
+    pairWords(file.rows);
+    PAIRED.add(file.rows);
+  }
   const split = mode === "split";
-  const span = split ? 4 : 4;
+  const span = 4; // the columns of both views: two gutters and sign + code, or two halves
   const { sources } = file;
   /** @type {HTMLElement[]} */
   const trs = [];
@@ -1164,10 +1172,7 @@ export function diffTable(file, mode, opened, onOpen) {
  * @returns {Row[]}
  */
 export function changeRows(change, source = {}) {
-  if (change.type === "update") {
-    const rows = diffRows(classifyDiffLines(str(change.unified_diff)), Number(source.new_lines) || 0);
-    return pairWords(rows);
-  }
+  if (change.type === "update") return diffRows(classifyDiffLines(str(change.unified_diff)), Number(source.new_lines) || 0);
   const text = str(change.content);
   const lines = text ? text.split("\n") : [];
   if (lines.length && lines[lines.length - 1] === "") lines.pop();
@@ -1815,6 +1820,13 @@ function changeFile(path, change, cwd, row, sources, preview) {
  */
 function renderFiles(view, files) {
   const withRows = files.filter((f) => f.rows.length);
+  // files open at first while a budget of shown lines lasts; the others wait for the reader
+  let budget = LIMITS.diffLines;
+  for (const f of withRows) {
+    const shown = Math.min(f.rows.length, f.limit ?? Infinity);
+    if (f.open && shown > budget) f.open = false;
+    else if (f.open) budget -= shown;
+  }
   const blocks = view.blocks(withRows);
   const byId = new Map(withRows.map((f, i) => [f.id, blocks[i]]));
   return [
@@ -1907,14 +1919,10 @@ export function turnDiffSection() {
     }
     download.hidden = !url;
     if (url) download.setAttribute("href", url);
-    let budget = LIMITS.diffLines;
     const { shown, hidden } = truncate(files, LIMITS.rows);
     const views = shown.map((f) => {
       const source = obj(obj(sources)[f.path]);
-      const rows = pairWords(diffRows(classifyDiffLines(f.text)));
-      // open while the budget of shown lines lasts (always the first file); the rest wait
-      const open = budget === LIMITS.diffLines || rows.length <= budget;
-      if (open) budget -= Math.min(rows.length, LIMITS.fileDiffLines);
+      const rows = diffRows(classifyDiffLines(f.text));
       return {
         id: `turn:${f.path}`,
         path: f.path,
@@ -1926,7 +1934,7 @@ export function turnDiffSection() {
         limit: LIMITS.fileDiffLines, // past it, the rest of the file is one fold ("show N lines")
         sources: sourcesOf(source),
         preview: false,
-        open,
+        open: true, // while the budget of shown lines lasts (see renderFiles)
         added: f.added,
         removed: f.removed,
         attrs: { "data-path": f.path },

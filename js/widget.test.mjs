@@ -1122,6 +1122,15 @@ describe("vocabulary", () => {
     }
   });
 
+  test("the diff view's CSS takes its colours from the theme only", () => {
+    const css = readFileSync(path.join(REPO, "js", "widget.css"), "utf8");
+    const view = css.slice(css.indexOf("/* diff view"));
+    assert.ok(view.length > 1000, "no diff view section in widget.css");
+    const literal = view.match(/#[0-9a-f]{3,8}\b|rgba?\(|hsla?\(|\b(white|black)\b(?!-)/gi);
+    assert.equal(literal, null, `fixed colours: ${literal}`);
+    for (const cls of "kdbmtasnocphire") assert.ok(view.includes(`.applypatch-hl-${cls} {`), cls);
+  });
+
   test("statusMeaning: an unknown status is shown as itself; no vocabulary, only the contract", () => {
     const odd = statusMeaning(VOCABULARY, "new-status");
     assert.equal(odd.known, false);
@@ -1384,7 +1393,7 @@ describe("diff view helpers", () => {
       rows.map((r) => r.type),
       ["header", "header", "gap", "hunk", "line", "line", "line", "line", "gap", "hunk", "line", "line", "meta", "gap"],
     );
-    assert.deepEqual(rows[2], { type: "gap", from: 1, to: 2, offset: 0, known: true });
+    assert.deepEqual(rows[2], { type: "gap", from: 1, to: 2, offset: 0 });
     const lines = rows.filter((r) => r.type === "line").map((r) => /** @type {any} */ (r));
     assert.deepEqual(
       lines.map((l) => [l.kind, l.old, l.new, l.text]),
@@ -1398,8 +1407,8 @@ describe("diff view helpers", () => {
       ],
     );
     // between the hunks: new lines 6..10, whose old numbers are one less
-    assert.deepEqual(rows[8], { type: "gap", from: 6, to: 10, offset: -1, known: true });
-    assert.deepEqual(rows.at(-1), { type: "gap", from: 12, to: 20, offset: -1, known: true });
+    assert.deepEqual(rows[8], { type: "gap", from: 6, to: 10, offset: -1 });
+    assert.deepEqual(rows.at(-1), { type: "gap", from: 12, to: 20, offset: -1 });
   });
 
   test("diffRows: a progress diff has no numbers and no gaps; an empty side", () => {
@@ -1541,6 +1550,8 @@ describe("diff view helpers", () => {
       update.map((r) => r.type),
       ["gap", "hunk", "line", "line", "gap"],
     );
+    assert.equal(/** @type {any} */ (update[3]).words, undefined, "paired when shown, not before");
+    pairWords(update);
     assert.ok(/** @type {any} */ (update[3]).words, "the pair's changed words are marked");
     assert.deepEqual(changeRows({ type: "move" }), []);
   });
@@ -1760,6 +1771,30 @@ describe("diff view DOM", () => {
     const rendered = fake(turn.el).byClass("applypatch-dl").length;
     assert.ok(rendered <= LIMITS.diffLines, `${rendered} rows rendered`);
     turn.dispose();
+  });
+
+  test("patch text: copy patch copies the whole text", async () => {
+    const patch = patchSection(true);
+    patch.update({ text: "*** Begin Patch\n*** End Patch\n", current: 0, truncated: false });
+    /** @type {string[]} */
+    const copied = [];
+    const navigator = Object.getOwnPropertyDescriptor(globalThis, "navigator");
+    Object.defineProperty(globalThis, "navigator", {
+      configurable: true,
+      value: { clipboard: { writeText: async (/** @type {string} */ t) => void copied.push(t) } },
+    });
+    fake(patch.el).byTestId("applypatch-copy-patch").click();
+    await tick();
+    assert.deepEqual(copied, ["*** Begin Patch\n*** End Patch\n"]);
+    assert.equal(fake(patch.el).byClass("applypatch-tool-note")[0].textContent, "patch copied");
+    Object.defineProperty(globalThis, "navigator", {
+      configurable: true,
+      value: { clipboard: { writeText: async () => Promise.reject(new Error("NotAllowedError")) } },
+    });
+    fake(patch.el).byTestId("applypatch-copy-patch").click();
+    await tick();
+    assert.match(fake(patch.el).textContent, /cannot copy: the browser refused/);
+    if (navigator) Object.defineProperty(globalThis, "navigator", navigator);
   });
 
   test("planned: a preview at a glance (badge, note, style), with no line numbers", () => {

@@ -403,11 +403,29 @@ def test_the_diff_view(
     # the planned preview says what it is
     expect(widget.locator(".applypatch-badge-preview")).to_have_text("preview")
 
-    set_lab_theme(page, "JupyterLab Dark")
-    page.wait_for_timeout(300)
-    widget.screenshot(path=str(artifacts_dir / "widget-diff-dark.png"))
-    set_lab_theme(page, "JupyterLab Light")
-    widget.screenshot(path=str(artifacts_dir / "widget-diff-light.png"))
+    # the themes' own colours: the editor's keyword colour, the theme's background
+    keyword = widget.locator(".applypatch-hl-k").first
+    theme_colour = """(el) => {
+        const probe = document.createElement('span');
+        probe.style.color = 'var(--jp-mirror-editor-keyword-color)';
+        el.parentElement.append(probe);
+        const want = getComputedStyle(probe).color;
+        probe.remove();
+        return [getComputedStyle(el).color, want];
+    }"""
+    seen = set()
+    for theme, shot in [
+        ("JupyterLab Dark", "widget-diff-dark.png"),
+        ("JupyterLab Dark High Contrast", "widget-diff-high-contrast.png"),
+        ("JupyterLab Light", "widget-diff-light.png"),
+    ]:
+        set_lab_theme(page, theme)
+        page.wait_for_timeout(300)
+        got, want = keyword.evaluate(theme_colour)
+        assert got == want, (theme, got, want)
+        seen.add(got)
+        widget.screenshot(path=str(artifacts_dir / shot))
+    assert len(seen) == 3, seen  # each theme coloured the code its own way
     watch.check()
 
     # reload: a new view starts in the split view the reader chose
