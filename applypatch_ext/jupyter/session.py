@@ -33,6 +33,7 @@ from ..core.pipeline import (
 )
 from ..core.turn_diff import TurnDiffTracker
 from .display import render_html, render_markdown, render_plain, turn_diff_files_json
+from .highlight import call_sources, turn_sources
 from .widget import ApplyPatchWidget
 
 #: At most this many characters of the patch text go to the browser (the call gets all).
@@ -339,6 +340,8 @@ class CallView:
                 widget.delta = state["delta"]
                 widget.turn_diff = state["turn_diff"]
                 widget.turn_diff_files = state["turn_diff_files"]
+                widget.sources = call_sources(core.proposed, core.delta)
+                widget.turn_sources = turn_sources(state["turn_diff_files"])
                 widget.explanation = state["explanation"]
                 widget.approval = state["approval"]
                 if core.proposed is not None:
@@ -373,8 +376,10 @@ class CallView:
             elif kind == "apply_patch_approval_decision":
                 widget.approval = {}
             elif kind == "turn_diff":
+                blocks = turn_diff_files_json(self.call.turn.tracker.file_diffs())
                 widget.turn_diff = event["unified_diff"]
-                widget.turn_diff_files = turn_diff_files_json(self.call.turn.tracker.file_diffs())
+                widget.turn_diff_files = blocks
+                widget.turn_sources = turn_sources(blocks)
 
 
 class ApplyPatchSession:
