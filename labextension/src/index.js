@@ -33,37 +33,38 @@ export function lineKind(text) {
   return 'context';
 }
 
-// One token per line (a patch is line oriented); the file markers split into marker + path.
+// One token per line (a patch is line oriented), but for the file markers (marker, then the
+// path) and the +/- lines (the marker character coloured, the text in the editor's colour on a
+// tinted line: readable in every theme).
 const parser = {
   name: 'codex-patch',
-  startState: () => ({}),
-  token(stream) {
+  startState: () => ({ kind: null }),
+  token(stream, state) {
     if (stream.sol()) {
-      const kind = lineKind(stream.string);
-      if (kind === 'file') {
+      state.kind = lineKind(stream.string);
+      if (state.kind === 'file') {
         stream.match(/^\*\*\* [A-Za-z ]+: /);
         return 'keyword';
       }
+      if (state.kind === 'add' || state.kind === 'del') {
+        stream.next();
+        return state.kind === 'add' ? 'inserted' : 'deleted';
+      }
       stream.skipToEnd();
-      return { magic: 'meta', marker: 'keyword', hunk: 'heading', add: 'inserted', del: 'deleted' }[
-        kind
-      ] ?? null;
+      return { magic: 'meta', marker: 'keyword', hunk: 'heading' }[state.kind] ?? null;
     }
     stream.skipToEnd();
-    return 'string'; // the path after "*** Update File: "
+    return state.kind === 'file' ? 'string' : null;
   },
   // Never indent: a patch line starts with its marker character, in column 0.
   indent: () => 0,
   languageData: { closeBrackets: { brackets: [] } }
 };
 
+// Markers, paths and @@ lines take JupyterLab's own colours (keyword, string, meta, heading).
 const highlight = HighlightStyle.define([
-  { tag: tags.inserted, color: 'var(--jp-success-color0, #1a7f37)' },
-  { tag: tags.deleted, color: 'var(--jp-error-color0, #cf222e)' },
-  { tag: tags.heading, color: 'var(--jp-info-color0, #0969da)', fontWeight: 'bold' },
-  { tag: tags.keyword, color: 'var(--jp-mirror-editor-keyword-color)', fontWeight: 'bold' },
-  { tag: tags.string, color: 'var(--jp-mirror-editor-string-color)' },
-  { tag: tags.meta, color: 'var(--jp-mirror-editor-meta-color)' }
+  { tag: tags.inserted, color: 'var(--jp-success-color1)', fontWeight: 'bold' },
+  { tag: tags.deleted, color: 'var(--jp-error-color1)', fontWeight: 'bold' }
 ]);
 
 const lineDecorations = {};
@@ -76,10 +77,12 @@ for (const kind of ['magic', 'marker', 'file', 'hunk', 'add', 'del', 'context'])
 // Line classes over the visible ranges only: a 300 KB cell costs what its viewport shows.
 function decorate(view) {
   const builder = new RangeSetBuilder();
+  let last = -1; // a line split between two visible ranges is decorated once
   for (const { from, to } of view.visibleRanges) {
     for (let pos = from; pos <= to; ) {
       const line = view.state.doc.lineAt(pos);
-      builder.add(line.from, line.from, lineDecorations[lineKind(line.text)]);
+      if (line.from > last) builder.add(line.from, line.from, lineDecorations[lineKind(line.text)]);
+      last = line.from;
       pos = line.to + 1;
     }
   }
@@ -98,10 +101,12 @@ const linePlugin = ViewPlugin.fromClass(
   { decorations: plugin => plugin.decorations }
 );
 
+// Tints of the theme's own colours: readable in the light, dark and high-contrast themes.
+const tint = (variable, percent) => `color-mix(in srgb, var(${variable}) ${percent}%, transparent)`;
 const lineTheme = EditorView.baseTheme({
-  '.applypatch-cm-add': { backgroundColor: 'rgba(46, 160, 67, 0.12)' },
-  '.applypatch-cm-del': { backgroundColor: 'rgba(248, 81, 73, 0.12)' },
-  '.applypatch-cm-hunk': { backgroundColor: 'rgba(84, 174, 255, 0.10)' }
+  '.applypatch-cm-add': { backgroundColor: tint('--jp-success-color1', 14) },
+  '.applypatch-cm-del': { backgroundColor: tint('--jp-error-color1', 14) },
+  '.applypatch-cm-hunk': { backgroundColor: tint('--jp-info-color1', 12) }
 });
 
 /** Enter inserts a line break and nothing else: no indentation, no trimmed whitespace. */

@@ -12,7 +12,14 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from .conftest import JupyterServer, PageWatch
-from .pages import WIDGET, open_lab_notebook, open_nb7_notebook, run_lab_cells, run_nb7_cells
+from .pages import (
+    WIDGET,
+    open_lab_notebook,
+    open_nb7_notebook,
+    run_lab_cells,
+    run_nb7_cells,
+    set_lab_theme,
+)
 from .test_notebook7 import NOTEBOOK7_OWN_ERRORS
 
 pytestmark = pytest.mark.browser
@@ -95,6 +102,9 @@ def test_patch_cell_typed_in_jupyterlab(
     assert page.evaluate(CELLS, name)[3] == {"source": saved, "mime": PATCH_MIME}
     check_typed_patch(page, cells, name)
     cells.nth(1).screenshot(path=str(artifacts_dir / "patch-cell.png"))
+    set_lab_theme(page, "JupyterLab Dark")
+    cells.nth(1).screenshot(path=str(artifacts_dir / "patch-cell-dark.png"))
+    set_lab_theme(page, "JupyterLab Light")
 
     # the magic's line removed: the cell is Python again; typed back: a patch again
     state = page.evaluate(CELLS, name)
