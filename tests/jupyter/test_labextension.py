@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -55,6 +58,20 @@ def test_installed_where_jupyter_finds_it() -> None:
     ), "the venv has an older build: run `make labextension` (or `make install`)"
     install = json.loads((found[0] / "install.json").read_text())
     assert install["packageName"] == "applypatch_ext"
+
+
+def test_jupyterlab_lists_it_enabled_and_ok() -> None:
+    """What ``jupyter labextension list`` says: enabled, OK (its metadata is valid), installed
+    by the Python package."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "jupyterlab.labextensions", "list"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    listing = re.sub(r"\x1b\[[0-9;]*m", "", proc.stdout + proc.stderr)
+    assert re.search(rf"{NAME} v0\.1\.0 enabled OK \(python, applypatch_ext\)", listing), listing
 
 
 def test_the_wheel_ships_it_as_shared_data(tmp_path: Path) -> None:
