@@ -160,33 +160,36 @@ export function classifyDiffLines(text) {
 }
 
 /**
- * Split a TurnDiff into its files (on `diff --git `), with the display path and line counts.
+ * The files of a TurnDiff, with their display paths and line counts. The paths come from the
+ * blocks the kernel's tracker rendered (`turn_diff_files`: `old_path`, `path`, `diff`), never
+ * from the `diff --git` header, which is ambiguous once a name contains ` b/`; a rename shows
+ * as `old → new`. Without blocks (a state saved by an older kernel) the diff is one entry.
  * @param {string} diff
+ * @param {unknown[]} [blocks]
  * @returns {FileDiff[]}
  */
-export function splitTurnDiff(diff) {
-  if (!diff) return [];
-  /** @type {FileDiff[]} */
-  const files = [];
-  const starts = [];
-  const re = /^diff --git /gm;
-  for (let m = re.exec(diff); m !== null; m = re.exec(diff)) starts.push(m.index);
-  if (starts.length === 0 || starts[0] > 0) starts.unshift(0);
-  for (let i = 0; i < starts.length; i++) {
-    const text = diff.slice(starts[i], i + 1 < starts.length ? starts[i + 1] : diff.length);
-    if (!text.trim()) continue;
-    const header = text.split("\n", 1)[0];
-    const b = header.lastIndexOf(" b/");
-    const path = header.startsWith("diff --git ") && b >= 0 ? header.slice(b + 3) : header;
+export function splitTurnDiff(diff, blocks) {
+  const list = Array.isArray(blocks) ? blocks : [];
+  /** @type {{path: string, text: string}[]} */
+  const entries = list.length
+    ? list.map((b) => {
+        const block = b && typeof b === "object" ? /** @type {Record<string, unknown>} */ (b) : {};
+        const path = String(block.path ?? "");
+        const old = String(block.old_path ?? "");
+        return { path: old && old !== path ? `${old} → ${path}` : path, text: String(block.diff ?? "") };
+      })
+    : diff
+      ? [{ path: "turn diff", text: diff }]
+      : [];
+  return entries.map(({ path, text }) => {
     let added = 0;
     let removed = 0;
     for (const line of classifyDiffLines(text)) {
       if (line.kind === "add") added++;
       else if (line.kind === "del") removed++;
     }
-    files.push({ path, text, added, removed });
-  }
-  return files;
+    return { path, text, added, removed };
+  });
 }
 
 /**
@@ -984,9 +987,9 @@ export function changesSection() {
 /** The turn's cumulative diff, one folded block per file, bounded in lines overall. */
 export function turnDiffSection() {
   const { el, note, body } = section("TurnDiff", "applypatch-turn-diff", true);
-  /** @param {{diff: string}} s */
-  const update = ({ diff }) => {
-    const files = splitTurnDiff(diff);
+  /** @param {{diff: string, blocks: unknown[]}} s */
+  const update = ({ diff, blocks }) => {
+    const files = splitTurnDiff(diff, blocks);
     el.hidden = files.length === 0;
     note.textContent = files.length ? ` ${files.length} file${files.length === 1 ? "" : "s"} in this turn` : "";
     let budget = LIMITS.diffLines;
@@ -1103,7 +1106,7 @@ export const SECTION_STATE = {
     meaning: statusMeaning(get("vocabulary"), get("status")),
     cwd: str(get("cwd")),
   }),
-  turnDiff: (get) => ({ diff: str(get("turn_diff")) }),
+  turnDiff: (get) => ({ diff: str(get("turn_diff")), blocks: arr(get("turn_diff_files")) }),
   events: (get) => ({ events: arr(get("events")) }),
 };
 
@@ -1128,6 +1131,7 @@ export const DEPENDENTS = Object.freeze({
   stderr: ["result"],
   error: ["result", "header"],
   turn_diff: ["turnDiff"],
+  turn_diff_files: ["turnDiff"],
   events: ["events", "stages"],
   explanation: ["explanation"],
 });

@@ -160,8 +160,14 @@ describe("classifyDiffLines", () => {
 });
 
 describe("splitTurnDiff", () => {
-  test("one entry per file, with path and counts", () => {
-    const files = splitTurnDiff(TURN_DIFF);
+  const [A, B] = TURN_DIFF.split(/(?=^diff --git a\/dir)/m);
+  const blocks = [
+    { old_path: "a.txt", path: "a.txt", diff: A },
+    { old_path: "dir/b.txt", path: "dir/b.txt", diff: B },
+  ];
+
+  test("one entry per block of the tracker, with path and counts", () => {
+    const files = splitTurnDiff(TURN_DIFF, blocks);
     assert.deepEqual(
       files.map(({ path, added, removed }) => ({ path, added, removed })),
       [
@@ -170,19 +176,23 @@ describe("splitTurnDiff", () => {
       ],
     );
     assert.equal(files.map((f) => f.text).join(""), TURN_DIFF);
-    assert.ok(files[1].text.startsWith("diff --git a/dir/b.txt"));
   });
 
-  test("text before the first header is kept, empty gives nothing", () => {
+  test("without blocks the diff is one entry, empty gives nothing", () => {
     assert.deepEqual(splitTurnDiff(""), []);
-    const files = splitTurnDiff("junk\n" + TURN_DIFF);
-    assert.equal(files.length, 3);
-    assert.equal(files[0].path, "junk");
+    const files = splitTurnDiff(TURN_DIFF);
+    assert.deepEqual(
+      files.map(({ path, added, removed }) => ({ path, added, removed })),
+      [{ path: "turn diff", added: 2, removed: 2 }],
+    );
   });
 
-  test("a path with spaces and ' b/' inside", () => {
-    const [file] = splitTurnDiff("diff --git a/x b/y b/x b/y\n@@ -1 +1 @@\n-a\n+b\n");
-    assert.equal(file.path, "y");
+  test("a path with ' b/' inside keeps its name; a rename shows both", () => {
+    const text = "diff --git a/x b/y b/x b/y\n@@ -1 +1 @@\n-a\n+b\n";
+    const [file] = splitTurnDiff(text, [{ old_path: "x b/y", path: "x b/y", diff: text }]);
+    assert.equal(file.path, "x b/y");
+    const [moved] = splitTurnDiff(text, [{ old_path: "old b/x", path: "new", diff: text }]);
+    assert.equal(moved.path, "old b/x → new");
   });
 });
 
@@ -685,6 +695,7 @@ function initialState() {
     error: "",
     delta: {},
     turn_diff: "",
+    turn_diff_files: [],
     events: [],
     explanation: {},
   };
@@ -814,14 +825,16 @@ describe("render", () => {
     const { root } = mount(model);
     const text = Array.from({ length: 20000 }, (_, i) => `+line ${i}`).join("\n");
     model.set({ patch_text: text, patch_truncated: true, current_line: 0 });
-    const diff = Array.from({ length: 50 }, (_, f) =>
-      [
+    const blocks = Array.from({ length: 50 }, (_, f) => ({
+      old_path: `f${f}`,
+      path: `f${f}`,
+      diff: [
         `diff --git a/f${f} b/f${f}`,
         "@@ -1 +1,500 @@",
         ...Array.from({ length: 500 }, (_, i) => `+x${i}`),
-      ].join("\n"),
-    ).join("\n");
-    model.set({ turn_diff: diff });
+      ].join("\n") + "\n",
+    }));
+    model.set({ turn_diff: blocks.map((b) => b.diff).join(""), turn_diff_files: blocks });
     await tick();
     const patch = root.byTestId("applypatch-patch-text");
     assert.equal(patch.byClass("applypatch-line").length, LIMITS.patchLines);
@@ -1336,9 +1349,10 @@ describe("sections", () => {
 
   test("TurnDiff and timeline", () => {
     const turn = turnDiffSection();
-    turn.update({ diff: "" });
+    turn.update({ diff: "", blocks: [] });
     assert.equal(turn.el.hidden, true);
-    turn.update({ diff: "diff --git a/x b/x\n@@ -1 +1 @@\n-a\n+b\n" });
+    const diff = "diff --git a/x b/x\n@@ -1 +1 @@\n-a\n+b\n";
+    turn.update({ diff, blocks: [{ old_path: "x", path: "x", diff }] });
     assert.match(fake(turn.el).textContent, / 1 file in this turnx \+1 -1/);
     const events = eventsSection();
     events.update({ events: [{ type: "a", time: 1, summary: "first" }, { type: "b", time: 1.5 }] });

@@ -180,6 +180,9 @@ class ApplyPatchWidget(anywidget.AnyWidget):
     error = traitlets.Unicode("", help="The error that stopped the call, if any.").tag(**SHOWN)
     delta = traitlets.Dict(help="The committed delta: changes and exact.").tag(**SHOWN)
     turn_diff = traitlets.Unicode("", help="The cumulative TurnDiff of the turn.").tag(**SHOWN)
+    turn_diff_files: traitlets.List[Any] = traitlets.List(
+        help="The TurnDiff's blocks with the paths they were rendered from: old_path, path, diff."
+    ).tag(**SHOWN)
     events: traitlets.List[Any] = traitlets.List(
         help="The timeline: type, time and a one-line summary."
     ).tag(**SHOWN)

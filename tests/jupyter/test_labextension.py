@@ -12,6 +12,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
 from hatchling.builders.wheel import WheelBuilder
 from jupyter_core.paths import jupyter_path
 
@@ -63,6 +64,7 @@ def test_installed_where_jupyter_finds_it() -> None:
 def test_jupyterlab_lists_it_enabled_and_ok() -> None:
     """What ``jupyter labextension list`` says: enabled, OK (its metadata is valid), installed
     by the Python package."""
+    pytest.importorskip("jupyterlab", reason="JupyterLab is the `lab` extra")
     proc = subprocess.run(
         [sys.executable, "-m", "jupyterlab.labextensions", "list"],
         capture_output=True,

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from playwright.sync_api import Locator, Page, expect
 
 from .conftest import JupyterServer, PageWatch
 from .pages import (
     WIDGET,
+    expect,
     open_lab_notebook,
     open_nb7_notebook,
     run_lab_cells,
@@ -21,6 +22,9 @@ from .pages import (
     set_lab_theme,
 )
 from .test_notebook7 import NOTEBOOK7_OWN_ERRORS
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator, Page
 
 pytestmark = pytest.mark.browser
 
