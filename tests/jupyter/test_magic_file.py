@@ -78,6 +78,18 @@ def test_a_quoted_path_and_an_absolute_one(
     assert (tmp_path / "b.txt").read_text() == "beta\n"
 
 
+def test_a_path_held_in_a_variable_expands(
+    run_magic: Magic, ip: InteractiveShell, tmp_path: Path
+) -> None:
+    """IPython expands ``{name}`` in a line magic: the path itself can come from a variable."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "change.patch").write_text(ADD_A)
+    ip.user_ns["where"] = "sub/change.patch"
+    run_magic.line("apply_patch", "{where} res --no-widget")
+    assert ip.user_ns["res"].status == "completed"
+    assert (tmp_path / "a.txt").read_text() == "alpha\n"
+
+
 def test_a_large_patch_file(run_magic: Magic, ip: InteractiveShell, tmp_path: Path) -> None:
     """What the line magic is for: a patch too large to paste into a cell (~300 KB)."""
     lines = [f"line {i:06d} " + "x" * 30 for i in range(7_000)]
