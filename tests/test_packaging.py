@@ -19,6 +19,7 @@ RUNTIME = {
     "ipywidgets": "ipywidgets",
     "anywidget": "anywidget",
     "traitlets": "traitlets",
+    "pygments": "pygments",
 }
 
 
