@@ -30,6 +30,8 @@ fault specs (--fault, repeatable; PATH is relative to the working directory):
   drift:PATH          PATH changes (a line is appended) right after it is first read, i.e.
                       between verification and application
   cancel:N            cancel the call before its N-th change (write, remove, mkdir)
+  journal:enospc      writing the on-disk journal of --transaction atomic fails as on a
+                      full disk (then nothing is changed)
 """
 
 

@@ -19,6 +19,8 @@ notebooks. A fault is written as ``KIND:ARG``:
                               application, never inside it
 ``cancel:N``                  cancel before the N-th mutating operation (write, remove or
                               directory creation), as if the user interrupted the call
+``journal:enospc``            writing an atomic attempt's on-disk journal fails with ENOSPC,
+                              as on a full disk (then nothing is changed)
 ============================  ===============================================================
 
 PATH is resolved against the working directory like a hunk path. Reads are never failed (the
@@ -39,7 +41,7 @@ from .errors import CancelledError
 from .fs import FileMetadata, Filesystem, resolve_path
 from .sandbox import SandboxDenied
 
-FAULT_KINDS: Final = ("write", "delete", "remove-source", "eperm", "drift", "cancel")
+FAULT_KINDS: Final = ("write", "delete", "remove-source", "eperm", "drift", "cancel", "journal")
 DRIFT_LINE: Final = "drifted: this line was added between verify and apply\n"
 
 
@@ -64,6 +66,10 @@ def parse_fault(spec: str, cwd: str) -> Fault:
         raise FaultSpecError(
             f"unknown fault kind {kind!r} in {spec!r}; expected one of {', '.join(FAULT_KINDS)}"
         )
+    if kind == "journal":
+        if arg != "enospc":
+            raise FaultSpecError(f"{spec!r}: the only journal fault is journal:enospc")
+        return Fault(kind, spec=spec)
     if kind == "cancel" or (kind == "write" and arg.isdigit()):
         if not arg.isdigit() or int(arg) < 1:
             raise FaultSpecError(f"{spec!r}: {kind} needs an operation number >= 1")

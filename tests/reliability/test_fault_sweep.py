@@ -406,6 +406,8 @@ def fault_specs(patch_name: str) -> Iterator[str]:
         kinds.add(kind)
         for target in targets:
             yield f"{kind}:{target}"
+    kinds.add("journal")
+    yield "journal:enospc"  # a full disk under an atomic attempt's on-disk journal
     assert kinds == set(FAULT_KINDS)
 
 
