@@ -21,6 +21,11 @@ notebooks. A fault is written as ``KIND:ARG``:
                               directory creation), as if the user interrupted the call
 ``journal:enospc``            writing an atomic attempt's on-disk journal fails with ENOSPC,
                               as on a full disk (then nothing is changed)
+``kill:N``                    before the N-th mutating operation the process sends itself
+                              SIGKILL: a crash at a chosen point (for the atomic journal's
+                              tests; it ends a Jupyter kernel too)
+``stop:N``                    before the N-th mutating operation the process stops itself
+                              (SIGSTOP), so that a test can signal it from outside there
 ============================  ===============================================================
 
 PATH is resolved against the working directory like a hunk path. Reads are never failed (the
@@ -34,6 +39,7 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 from dataclasses import dataclass
 from typing import Final
 
@@ -41,7 +47,17 @@ from .errors import CancelledError
 from .fs import FileMetadata, Filesystem, resolve_path
 from .sandbox import SandboxDenied
 
-FAULT_KINDS: Final = ("write", "delete", "remove-source", "eperm", "drift", "cancel", "journal")
+FAULT_KINDS: Final = (
+    "write",
+    "delete",
+    "remove-source",
+    "eperm",
+    "drift",
+    "cancel",
+    "journal",
+    "kill",
+    "stop",
+)
 DRIFT_LINE: Final = "drifted: this line was added between verify and apply\n"
 
 
@@ -70,7 +86,7 @@ def parse_fault(spec: str, cwd: str) -> Fault:
         if arg != "enospc":
             raise FaultSpecError(f"{spec!r}: the only journal fault is journal:enospc")
         return Fault(kind, spec=spec)
-    if kind == "cancel" or (kind == "write" and arg.isdigit()):
+    if kind in ("cancel", "kill", "stop") or (kind == "write" and arg.isdigit()):
         if not arg.isdigit() or int(arg) < 1:
             raise FaultSpecError(f"{spec!r}: {kind} needs an operation number >= 1")
         return Fault(kind, index=int(arg), spec=spec)
@@ -136,6 +152,9 @@ class FaultyFilesystem:
     def _mutation(self, path: str) -> None:
         self.mutations += 1
         for fault in self.faults:
+            if fault.kind in ("kill", "stop") and fault.index == self.mutations:
+                self._fire(fault)
+                os.kill(os.getpid(), signal.SIGKILL if fault.kind == "kill" else signal.SIGSTOP)
             if fault.kind == "cancel" and fault.index == self.mutations:
                 self._fire(fault)
                 if self.cancel is not None:

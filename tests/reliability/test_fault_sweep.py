@@ -408,6 +408,7 @@ def fault_specs(patch_name: str) -> Iterator[str]:
             yield f"{kind}:{target}"
     kinds.add("journal")
     yield "journal:enospc"  # a full disk under an atomic attempt's on-disk journal
+    kinds |= {"kill", "stop"}  # real signals to a real process: tests/reliability/test_crash.py
     assert kinds == set(FAULT_KINDS)
 
 
