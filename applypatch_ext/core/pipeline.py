@@ -797,13 +797,13 @@ class ApplyPatchCall:
             base = NoFollowFilesystem(base)
         self._faulty.begin_attempt(base, sandboxed=sandboxed)
         hunks = parse_patch(parsed.patch).hunks  # the runtime re-parses the canonical text
-        if journal is not None:
-            try:
-                journal.prepare(hunks, cwd)  # the write-ahead journal: before any change
-            except JournalError as exc:
-                error = IoError(exc.strerror or str(exc))
-                return ApplyOutcome(AppliedPatchDelta(), AffectedPaths(), error)
         try:
+            if journal is not None:
+                try:
+                    journal.prepare(hunks, cwd)  # the write-ahead journal: before any change
+                except JournalError as exc:  # nothing was changed
+                    error = IoError(exc.strerror or str(exc))
+                    return ApplyOutcome(AppliedPatchDelta(), AffectedPaths(), error)
             outcome = apply_hunks(hunks, cwd, self._faulty, self.options.line_endings)
         except BaseException:
             # A KeyboardInterrupt outside the cancellation token, or a filesystem raising what

@@ -177,6 +177,12 @@ def test_signal_from_outside_then_the_next_call_recovers_by_itself(
     assert busy.returncode == 1
     assert "an atomic apply_patch call is still running in" in busy.stderr
     assert changed_paths(before, root) > 100, "a running call's tree is never touched"
+    second = Turn(str(root), options=ATOMIC).run(
+        "*** Begin Patch\n*** Add File: other.txt\n+x\n*** End Patch\n", "approve"
+    )
+    assert second.status == FAILED
+    assert "an atomic apply_patch call is still running in" in (second.error or "")
+    assert not (root / "other.txt").exists()
     os.kill(proc.pid, sig)
     os.kill(proc.pid, signal.SIGCONT)  # a stopped process receives SIGTERM when continued
     proc.communicate(timeout=60)
