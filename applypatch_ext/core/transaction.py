@@ -378,6 +378,11 @@ class JournalingFilesystem:
         return bool(self._touched)
 
     @property
+    def entries(self) -> tuple[JournalEntry, ...]:
+        """Every recorded prior state, in the order recorded (what :func:`restore` takes)."""
+        return tuple(self._entries)
+
+    @property
     def journal_path(self) -> str | None:
         """The on-disk journal while the attempt runs (None in memory only)."""
         return self.disk.path if self.disk is not None and self._started else None
