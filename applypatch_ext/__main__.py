@@ -139,7 +139,9 @@ def build_parser() -> argparse.ArgumentParser:
             "$XDG_STATE_HOME/applypatch_ext/journals or ~/.local/state/applypatch_ext/journals"
         ),
     )
-    rec.add_argument("--cwd", default=".", help="the working directory (default: the current one)")
+    rec.add_argument(
+        "--cwd", default=".", metavar="DIR", help="the working directory (default: the current one)"
+    )
     return parser
 
 
@@ -195,6 +197,9 @@ def run_turn(args: argparse.Namespace) -> int:
 
 
 def run_recover(args: argparse.Namespace) -> int:
+    for stream in (sys.stdout, sys.stderr):  # file names that are not UTF-8 print as bytes
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="surrogateescape")
     cwd = os.path.abspath(args.cwd)
     if not os.path.isdir(cwd):
         sys.stderr.write(f"error: working directory not found: {cwd}\n")

@@ -218,6 +218,7 @@ class DiskJournal:
                 f"the journal {self.path} of an unfinished atomic call in {self.cwd} is still "
                 f"there: run `python -m applypatch_ext recover --cwd {self.cwd}` first",
             )
+        _remove_temporaries(self.path)  # of a writer killed before its rename: nothing changed
         header = {
             "format": FORMAT,
             "version": VERSION,
@@ -318,15 +319,20 @@ def locked(cwd: str) -> Any:
         lock.release()
 
 
-def remove_journal(path: str) -> None:
-    """Remove a recovered journal, durably, and any temporary file a crash left beside it."""
+def _remove_temporaries(path: str) -> None:
+    """Remove the temporary files of ``path``'s writers (call with its lock held)."""
     directory = os.path.dirname(path)
-    with contextlib.suppress(FileNotFoundError):
-        os.remove(path)
     prefix = os.path.basename(path) + "."
     with contextlib.suppress(OSError):
         for name in os.listdir(directory):
             if name.startswith(prefix) and name.endswith(".tmp"):
                 with contextlib.suppress(OSError):
                     os.remove(os.path.join(directory, name))
-    _fsync_dir(directory)
+
+
+def remove_journal(path: str) -> None:
+    """Remove a recovered journal, durably, and any temporary file a crash left beside it."""
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(path)
+    _remove_temporaries(path)
+    _fsync_dir(os.path.dirname(path))

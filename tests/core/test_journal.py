@@ -142,3 +142,22 @@ def test_a_directory_someone_filled_is_kept_and_so_is_the_journal(tmp_path: Path
     again = recover(str(root))
     assert again is not None and again.ok and again.removed == (f"{real}/made/",)
     assert not os.path.exists(wal.journal_path(str(root)))
+
+
+def test_a_temporary_file_of_a_writer_killed_before_its_rename_is_cleaned_up(
+    tmp_path: Path,
+) -> None:
+    """A writer killed before its rename left only a temporary file: nothing had changed, there
+    is nothing to recover, and the next journal written for that directory removes it."""
+    root = tmp_path / "w"
+    root.mkdir()
+    path = wal.journal_path(str(root))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    stale = f"{path}.4242.tmp"
+    Path(stale).write_bytes(b'{"format":"applypatch_ext-journal"')
+    assert recover(str(root)) is None
+    disk = DiskJournal(str(root), "call-1")
+    disk.start([])
+    assert not os.path.exists(stale)
+    disk.finish()
+    assert not os.path.exists(path)
