@@ -1,46 +1,63 @@
-# Set-up and checks. `make lab` and `make test` work on a fresh machine: each creates .venv
-# and installs what it needs first.
+# Set-up and checks. Every target works on a fresh machine: it creates .venv and installs the
+# extras it needs first (each set once, again when pyproject.toml changes).
+#   make lab    JupyterLab on notebooks/         (the package + the `lab` extra)
+#   make check  lint, types, the fast tests      (+ `test`)
+#   make test   everything, browser tests too    (+ `test`, `browser`, and Debian's Chromium)
 
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-stamp
 CACHE ?= .cache
 LAB_PORT ?= 8888
+# pytest-playwright's artifacts (traces, screenshots of failed browser tests).
+TEST_RESULTS ?= test-results
 
-.PHONY: install lab test lint conformance bench fuzz clean
+.PHONY: install lab check test lint conformance bench fuzz clean
 
-$(STAMP): pyproject.toml
+$(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test]"
-	touch $(STAMP)
 
-install: $(STAMP)
+# One stamp per set of extras: `make lab` never installs the test tools.
+$(VENV)/.installed-%: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e ".[$(subst +,$(comma),$*)]"
+	touch $@
 
-lab: $(STAMP)
+comma := ,
+LAB_STAMP := $(VENV)/.installed-lab
+TEST_STAMP := $(VENV)/.installed-test
+ALL_STAMP := $(VENV)/.installed-test+browser
+
+install: $(ALL_STAMP)
+
+lab: $(LAB_STAMP)
 	$(PY) -m jupyterlab --no-browser --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) \
 	    --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-lint: $(STAMP)
+lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
+# Lint, types and every test that is neither `slow` nor `browser`, with the `test` extra only;
+# runs without ../shared (the reference scenarios are then skipped, saying so).
+check: lint
+	$(PY) -m pytest -q -p no:cacheprovider -m "not slow and not browser"
+
 # The browser tests drive Debian's Chromium (never `playwright install`: it downloads a browser).
-test: lint
+test: lint $(ALL_STAMP)
 	@test -x /usr/bin/chromium || { apt-get update && \
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
-	$(PY) -m pytest
+	$(PY) -m pytest --browser-tests --output=$(TEST_RESULTS) --screenshot=only-on-failure
 
-conformance: $(STAMP)
+conformance: $(TEST_STAMP)
 	$(PY) tools/conformance.py --cache $(CACHE)
 
-bench: $(STAMP)
+bench: $(TEST_STAMP)
 	$(PY) bench/run.py --cache $(CACHE) --output bench/RESULTS.md
 
-fuzz: $(STAMP)
+fuzz: $(TEST_STAMP)
 	APPLYPATCH_FUZZ_SCALE=50 $(PY) -m pytest tests/reliability -q -p no:cacheprovider
 
 clean:
-	rm -rf $(VENV) $(CACHE) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(CACHE) .pytest_cache .mypy_cache .ruff_cache $(TEST_RESULTS)

@@ -4,6 +4,10 @@ Prints every event as one JSON object per line (PatchApplyUpdated, safety, begin
 requests and decisions, end, TurnDiff), a ``call_result`` line after each call, and, last, the
 final TurnDiff of the turn. Exits 0 when every call completed, 1 otherwise, 2 on a usage error.
 
+Nobody can answer an approval request here, so without ``--approve`` every request is declined
+and stderr says which one and how to approve it: a patch that writes outside the writable
+roots, or into ``.git``, never goes through unless the user asked for it on the command line.
+
 ``python -m applypatch_ext recover [--cwd DIR]``: put DIR back as it was before an atomic call
 that did not finish (its process was killed), from the call's on-disk journal, and say what was
 done. Exits 0 when the tree was restored or there was nothing to recover, 1 when some path could
@@ -16,8 +20,9 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from .core.events import ApplyPatchApprovalRequest
 from .core.journal import STATE_DIR_ENV, JournalError, journal_path
 from .core.pipeline import Decision, PipelineOptions, Turn
 from .core.sandbox import PermissionProfile
@@ -101,9 +106,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     turn.add_argument(
         "--approve",
-        default=Decision.APPROVE.value,
+        default=None,
         choices=[d.value for d in Decision],
-        help="the answer given to every approval request (default approve)",
+        help=(
+            "the answer given to every approval request; by default each request is declined "
+            "and stderr names it (nobody is there to ask): pass --approve approve to let a "
+            "patch write outside the writable roots or into .git, .agents, .codex"
+        ),
     )
     turn.add_argument("--line-endings", default="preserve", choices=[m.value for m in LineEndings])
     turn.add_argument("--duplicates", default="reject", choices=[d.value for d in DuplicatePaths])
@@ -150,6 +159,55 @@ def _print(obj: object) -> None:
     sys.stdout.flush()
 
 
+def declined_message(patch_file: str, request: ApplyPatchApprovalRequest) -> str:
+    """What stderr says about a request declined because no ``--approve`` was given."""
+    kind = "the retry without the sandbox" if request.retry else "the approval request"
+    files = ", ".join(request.files)
+    return (
+        f"turn: {patch_file} ({request.call_id}): declined {kind} to write {files} "
+        f"(cwd {request.cwd}): no --approve was given; rerun with --approve approve to "
+        "approve it\n"
+    )
+
+
+def _default_approver(patch_file: str) -> Callable[[ApplyPatchApprovalRequest], Decision]:
+    """Decline every request of the call running ``patch_file``, saying so on stderr."""
+
+    def decline(request: ApplyPatchApprovalRequest) -> Decision:
+        sys.stderr.write(declined_message(patch_file, request))
+        sys.stderr.flush()
+        return Decision.DECLINE
+
+    return decline
+
+
+def read_patch_files(paths: Sequence[str]) -> list[str]:
+    """Every PATCH_FILE's text, read before any call runs; ``SystemExit`` naming each file that
+    cannot be used (missing, a directory, unreadable, not UTF-8), so nothing is applied."""
+    texts: list[str] = []
+    problems: list[str] = []
+    for path in paths:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError as exc:
+            problems.append(f"error: PATCH_FILE {path!r}: cannot read it: {exc.strerror}")
+            continue
+        try:
+            texts.append(data.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            problems.append(
+                f"error: PATCH_FILE {path!r} is not UTF-8 (byte 0x{data[exc.start]:02x} at "
+                f"offset {exc.start}); a patch is UTF-8 text"
+            )
+    if problems:
+        count = "it was" if len(paths) == 1 else f"none of the {len(paths)} files was"
+        problems.append(f"nothing was applied: {count} run")
+        sys.stderr.write("\n".join(problems) + "\n")
+        raise SystemExit(2)
+    return texts
+
+
 def run_turn(args: argparse.Namespace) -> int:
     cwd = os.path.abspath(args.cwd)
     environments = dict(args.environment) or {"": cwd}
@@ -173,15 +231,15 @@ def run_turn(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:
         raise SystemExit(f"error: {exc}") from exc
+    texts = read_patch_files(args.patch_files)
     turn = Turn(environments=environments, options=options)
     turn.recorder.subscribe(lambda recorded: _print(recorded.to_json()))
     all_completed = True
-    for path in args.patch_files:
-        with open(path, encoding="utf-8", newline="") as handle:
-            text = handle.read()
+    for path, text in zip(args.patch_files, texts, strict=True):
         chunk = args.stream_chunk
         deltas = [text[i : i + chunk] for i in range(0, len(text), chunk)] if chunk > 0 else [text]
-        result = turn.run(deltas, args.approve)
+        approver = args.approve if args.approve is not None else _default_approver(path)
+        result = turn.run(deltas, approver)
         all_completed &= result.ok
         _print(
             {

@@ -10,12 +10,13 @@ The line-ending mode comes from ``APPLYPATCH_LINE_ENDINGS`` (``preserve``, the d
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from collections.abc import Sequence
 
 from .core.apply import NOT_UTF8_PATCH, apply_patch
-from .core.text import LineEndings
+from .core.text import LineEndings, format_io_error
 
 USAGE = "Usage: apply_patch 'PATCH'\n       echo 'PATCH' | apply_patch\n"
 LINE_ENDINGS_VARIABLE = "APPLYPATCH_LINE_ENDINGS"
@@ -31,7 +32,16 @@ def _write(stream: object, text: str) -> None:
 
 
 def _read_stdin() -> str:
-    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
+    if sys.stdin is None:  # fd 0 was closed when the interpreter started: nothing to read
+        return ""
+    try:
+        data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
+    except OSError as exc:
+        if exc.errno == errno.EBADF:
+            # Rust's stdin reads a closed or write-only fd 0 as empty (it handles EBADF so),
+            # so the reference prints its usage text there.
+            return ""
+        raise
     if isinstance(data, str):
         return data
     return data.decode("utf-8")
@@ -67,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             reason = (
                 "stream did not contain valid UTF-8"
                 if isinstance(exc, UnicodeDecodeError)
-                else str(exc)
+                else format_io_error(exc)
             )
             _write(sys.stderr, f"Error: Failed to read PATCH from stdin.\n{reason}\n")
             return 1
@@ -78,7 +88,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         cwd = os.getcwd()
     except OSError as exc:
-        _write(sys.stderr, f"Error: Failed to determine current directory.\n{exc}\n")
+        # Rust's io::Error text: "No such file or directory (os error 2)" for a deleted cwd.
+        _write(
+            sys.stderr, f"Error: Failed to determine current directory.\n{format_io_error(exc)}\n"
+        )
         return 1
 
     result = apply_patch(patch, cwd, line_endings=mode)

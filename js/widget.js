@@ -6,10 +6,15 @@
  * and CDN imports fail). Python (`applypatch_ext/jupyter/widget.py`) owns the state: this module
  * only renders the synced traits, re-rendering a section when one of its traits changes, and
  * sends one message back, `{type: "approval", decision}`, when an approval button is clicked.
- * It never decides what a status or a stage means beyond what Python sends (`stages`,
- * `statuses`), and it renders a bounded number of lines of any text, so big patches stay cheap.
+ * It never decides what a status or a stage means: Python sends it (the `vocabulary` trait:
+ * per status a label, a tone the CSS styles and the flags the view branches on; per stage its
+ * label and evidence; per safety decision its label and tone). It renders a bounded number of
+ * lines of any text, so big patches stay cheap.
  *
- * The pure helpers are named exports so that `node --test js/` can test them without a DOM.
+ * Layout: pure helpers, then one section renderer per part of the view (`xxxSection()` makes
+ * its DOM and returns `{el, update(state)}`), then SECTION_STATE (the state each section reads
+ * from the model), DEPENDENTS (which traits re-render which section) and render(), which wires
+ * them. All are named exports so that `node --test js/` can test them without a real DOM.
  */
 
 /**
@@ -48,10 +53,70 @@ export const DECISIONS = Object.freeze([
   { decision: "decline", label: "Decline", testid: "applypatch-decline" },
 ]);
 
-// The statuses whose meaning the view needs: still running, waiting for a click, nothing written.
-const RUNNING = "";
-const AWAITING_APPROVAL = "awaiting-approval";
-const DRY_RUN = "dry-run";
+// ---------------------------------------------------------------------------------------------
+// what statuses and stages mean: sent by Python (the `vocabulary` trait, built by
+// `call_vocabulary()` in widget.py); the view branches on these meanings, never on a name
+
+/**
+ * @typedef {{label: string, tone: string, terminal: boolean, wrote: boolean, success: boolean,
+ *   dry_run: boolean, user_declined: boolean, summary: string, known: boolean}} Meaning
+ * @typedef {{name: string, label: string, evidence: string | null, writes: boolean}} Stage
+ */
+
+/**
+ * What `status` means: its entry in the vocabulary, else the vocabulary's `unknown` meaning
+ * (shown as the status itself). Without a vocabulary (a state saved before it existed) only
+ * the trait's own contract is known: an empty status is a call still running.
+ * @param {unknown} vocabulary
+ * @param {unknown} status
+ * @returns {Meaning}
+ */
+export function statusMeaning(vocabulary, status) {
+  const s = str(status);
+  const table = obj(obj(vocabulary).statuses);
+  const entry = Object.prototype.hasOwnProperty.call(table, s) ? obj(table[s]) : null;
+  const base = entry ?? obj(obj(vocabulary).unknown);
+  const flag = (/** @type {string} */ name, /** @type {boolean} */ otherwise) =>
+    typeof base[name] === "boolean" ? base[name] : otherwise;
+  return {
+    label: str(base.label) || s,
+    tone: /^[a-z-]+$/.test(str(base.tone)) ? str(base.tone) : "neutral",
+    terminal: flag("terminal", s !== ""),
+    wrote: flag("wrote", true),
+    success: flag("success", false),
+    dry_run: flag("dry_run", false),
+    user_declined: flag("user_declined", false),
+    summary: str(base.summary) || "error",
+    known: entry !== null || Object.keys(table).length === 0,
+  };
+}
+
+/**
+ * The stages of the vocabulary, in order (entries without a name are dropped).
+ * @param {unknown} vocabulary
+ * @returns {Stage[]}
+ */
+export function stageList(vocabulary) {
+  return arr(obj(vocabulary).stages)
+    .map(obj)
+    .filter((st) => typeof st.name === "string" && st.name !== "")
+    .map((st) => ({
+      name: st.name,
+      label: str(st.label) || st.name,
+      evidence: typeof st.evidence === "string" && st.evidence ? st.evidence : null,
+      writes: st.writes === true,
+    }));
+}
+
+/**
+ * The label of `stage`; the stage itself when unknown; the first stage's when empty.
+ * @param {Stage[]} stages
+ * @param {string} stage
+ */
+export function stageLabel(stages, stage) {
+  if (!stage) return stages[0]?.label ?? "";
+  return stages.find((st) => st.name === stage)?.label ?? stage;
+}
 
 // ---------------------------------------------------------------------------------------------
 // pure helpers
@@ -95,33 +160,36 @@ export function classifyDiffLines(text) {
 }
 
 /**
- * Split a TurnDiff into its files (on `diff --git `), with the display path and line counts.
+ * The files of a TurnDiff, with their display paths and line counts. The paths come from the
+ * blocks the kernel's tracker rendered (`turn_diff_files`: `old_path`, `path`, `diff`), never
+ * from the `diff --git` header, which is ambiguous once a name contains ` b/`; a rename shows
+ * as `old → new`. Without blocks (a state saved by an older kernel) the diff is one entry.
  * @param {string} diff
+ * @param {unknown[]} [blocks]
  * @returns {FileDiff[]}
  */
-export function splitTurnDiff(diff) {
-  if (!diff) return [];
-  /** @type {FileDiff[]} */
-  const files = [];
-  const starts = [];
-  const re = /^diff --git /gm;
-  for (let m = re.exec(diff); m !== null; m = re.exec(diff)) starts.push(m.index);
-  if (starts.length === 0 || starts[0] > 0) starts.unshift(0);
-  for (let i = 0; i < starts.length; i++) {
-    const text = diff.slice(starts[i], i + 1 < starts.length ? starts[i + 1] : diff.length);
-    if (!text.trim()) continue;
-    const header = text.split("\n", 1)[0];
-    const b = header.lastIndexOf(" b/");
-    const path = header.startsWith("diff --git ") && b >= 0 ? header.slice(b + 3) : header;
+export function splitTurnDiff(diff, blocks) {
+  const list = Array.isArray(blocks) ? blocks : [];
+  /** @type {{path: string, text: string}[]} */
+  const entries = list.length
+    ? list.map((b) => {
+        const block = b && typeof b === "object" ? /** @type {Record<string, unknown>} */ (b) : {};
+        const path = String(block.path ?? "");
+        const old = String(block.old_path ?? "");
+        return { path: old && old !== path ? `${old} → ${path}` : path, text: String(block.diff ?? "") };
+      })
+    : diff
+      ? [{ path: "turn diff", text: diff }]
+      : [];
+  return entries.map(({ path, text }) => {
     let added = 0;
     let removed = 0;
     for (const line of classifyDiffLines(text)) {
       if (line.kind === "add") added++;
       else if (line.kind === "del") removed++;
     }
-    files.push({ path, text, added, removed });
-  }
-  return files;
+    return { path, text, added, removed };
+  });
 }
 
 /**
@@ -277,14 +345,14 @@ export function changeDiffLines(change) {
  * Delta entries that match no proposed change come last as `extra`.
  * @param {Record<string, FileChange> | null | undefined} proposed
  * @param {Delta | null | undefined} delta
- * @param {string} status
+ * @param {Meaning} meaning what the call's status means (see statusMeaning)
  * @returns {{path: string, change: FileChange | null, state: string, applied: AppliedChange | null}[]}
  */
-export function compareChanges(proposed, delta, status) {
+export function compareChanges(proposed, delta, meaning) {
   const changes = Array.isArray(delta?.changes) ? delta.changes : [];
   const used = new Set();
-  const open = status === RUNNING || status === AWAITING_APPROVAL;
-  const notRun = status === DRY_RUN || (status === "declined" && changes.length === 0);
+  const open = !meaning.terminal;
+  const notRun = meaning.dry_run || (meaning.user_declined && changes.length === 0);
   const rows = [];
   for (const [path, change] of Object.entries(proposed ?? {})) {
     const index = changes.findIndex((c, i) => !used.has(i) && c?.path === path);
@@ -308,11 +376,6 @@ export function compareChanges(proposed, delta, status) {
   return rows;
 }
 
-/**
- * The event that proves a call went through a stage that a call may skip (Codex event names):
- * no safety assessment after a parse error, no approval request when auto-approved, no apply
- * without a FileChange begin.
- */
 /** Tooltips of the stage states that need one. */
 const STAGE_TITLES = /** @type {Record<string, string>} */ (
   Object.freeze({
@@ -321,43 +384,36 @@ const STAGE_TITLES = /** @type {Record<string, string>} */ (
   })
 );
 
-export const STAGE_EVIDENCE = Object.freeze({
-  safety: "patch_safety_assessed",
-  "waiting for approval": "apply_patch_approval_request",
-  applying: "patch_apply_begin",
-});
-
 /**
- * Each stage with its state: `done`, `active`, `todo`, `skipped` (passed without the event that
- * proves it ran, see STAGE_EVIDENCE), `failed` (where a call stopped with a status other than
- * completed / dry-run: Python sends that stage, `done` for a completed call) or `unreached`
- * (after the stage where a call stopped).
- * @param {string[]} stages
+ * Each stage with its state: `done`, `active`, `todo`, `skipped` (passed without its
+ * `evidence`, the event that proves a call went through a stage it may skip, or a stage that
+ * `writes` when the status says the call wrote nothing or was declined), `failed` (where a
+ * call stopped without success: Python sends that stage, `done` for a completed call) or
+ * `unreached` (after the stage where a call stopped).
+ * @param {Stage[]} stages
  * @param {string} stage
- * @param {string} status
+ * @param {Meaning} meaning what the call's status means (see statusMeaning)
  * @param {string[]} [eventTypes] the types of the call's events so far
- * @returns {{name: string, state: string}[]}
+ * @returns {{name: string, label: string, state: string}[]}
  */
-export function stageStates(stages, stage, status, eventTypes = []) {
-  const list = Array.isArray(stages) ? stages.filter((s) => typeof s === "string") : [];
+export function stageStates(stages, stage, meaning, eventTypes = []) {
+  const list = Array.isArray(stages) ? stages : [];
   const seen = new Set(Array.isArray(eventTypes) ? eventTypes : []);
-  const at = list.indexOf(stage);
-  const ended = status !== RUNNING && status !== AWAITING_APPROVAL;
-  const bad = ended && status !== "completed" && status !== DRY_RUN;
-  /** @param {string} name */
-  const skipped = (name) => {
-    const evidence = /** @type {Record<string, string>} */ (STAGE_EVIDENCE)[name];
-    if (name === "applying" && (status === "declined" || status === DRY_RUN)) return true;
-    return evidence !== undefined && !seen.has(evidence);
-  };
-  return list.map((name, i) => {
+  const at = list.findIndex((st) => st.name === stage);
+  const ended = meaning.terminal;
+  const bad = ended && !meaning.success;
+  /** @param {Stage} st */
+  const skipped = (st) =>
+    (st.writes && (!meaning.wrote || meaning.user_declined)) ||
+    (st.evidence !== null && !seen.has(st.evidence));
+  return list.map((st, i) => {
     /** @type {string} */
     let state = "todo";
     if (at < 0) state = "todo";
-    else if (i < at) state = skipped(name) ? "skipped" : "done";
+    else if (i < at) state = skipped(st) ? "skipped" : "done";
     else if (i === at) state = !ended ? "active" : bad ? "failed" : "done";
     else if (bad) state = "unreached";
-    return { name, state };
+    return { name: st.name, label: st.label, state };
   });
 }
 
@@ -374,40 +430,49 @@ export function formatOffset(time, base) {
 }
 
 /**
- * The one-line summary in the header.
- * @param {{status?: string, stage?: string, dry_run?: boolean, planned?: Record<string, FileChange>,
- *   proposed?: Record<string, FileChange>, delta?: Delta, approval?: {files?: string[]}, error?: string}} s
+ * The one-line summary in the header, in the form the status's meaning names (`summary`).
+ * @param {{stage?: string, planned?: Record<string, FileChange>, proposed?: Record<string, FileChange>,
+ *   delta?: Delta, approval?: {files?: string[]}, error?: string}} s (`stage`: its label)
+ * @param {Meaning} meaning what the call's status means (see statusMeaning)
  */
-export function summaryText(s) {
-  const status = s.status ?? "";
+export function summaryText(s, meaning) {
   const count = (/** @type {object | undefined} */ o) => Object.keys(o ?? {}).length;
   const files = (/** @type {number} */ n) => `${n} file${n === 1 ? "" : "s"}`;
   const committed = Array.isArray(s.delta?.changes) ? s.delta.changes.length : 0;
   const proposed = count(s.proposed);
-  switch (status) {
-    case RUNNING: {
+  const label = meaning.label;
+  switch (meaning.summary) {
+    case "progress": {
       const planned = count(s.planned);
-      return (
-        `${s.stage || "streaming"}…` + (planned ? ` ${files(planned)} planned, nothing written yet` : "")
-      );
+      return `${s.stage ?? ""}…` + (planned ? ` ${files(planned)} planned, nothing written yet` : "");
     }
-    case AWAITING_APPROVAL:
+    case "approval":
       return `waiting for approval of ${files((s.approval?.files ?? []).length || proposed)}; nothing written yet`;
-    case DRY_RUN:
+    case "verified-only":
       return `dry run: ${files(proposed)} verified, nothing written`;
-    case "completed":
+    case "changed":
       return `${files(committed)} changed`;
-    case "declined":
-      return "declined: nothing written";
-    case "failed":
-    case "cancelled": {
+    case "nothing-written":
+      return `${label}: nothing written`;
+    case "committed-of-proposed": {
       const exact = s.delta?.exact === false ? " (inexact: a lower bound)" : "";
-      return `${status}: ${committed} of ${files(proposed)} committed${exact}`;
+      return `${label}: ${committed} of ${files(proposed)} committed${exact}`;
     }
     default:
-      return s.error ? `${status}: ${firstLine(s.error)}` : status;
+      return s.error ? `${label}: ${firstLine(s.error)}` : label;
   }
 }
+
+/** The summary forms summaryText knows (Python's `summary` values; test_widget.py checks). */
+export const SUMMARY_FORMS = Object.freeze([
+  "progress",
+  "approval",
+  "verified-only",
+  "changed",
+  "nothing-written",
+  "committed-of-proposed",
+  "error",
+]);
 
 /** @param {string} text */
 function firstLine(text) {
@@ -542,6 +607,600 @@ const obj = (v) => (v && typeof v === "object" && !Array.isArray(v) ? /** @type 
 /** @param {unknown} v @returns {any[]} */
 const arr = (v) => (Array.isArray(v) ? v : []);
 
+// ---------------------------------------------------------------------------------------------
+// sections: each makes its DOM once and returns {el, update(state)}; `update` renders the
+// plain state SECTION_STATE reads for it (no model inside, so each is testable on its own)
+
+/**
+ * The header (title, dry-run badge, the status's label styled by its tone, the one-line
+ * summary) and, as `cwd`, the working directory line below it.
+ */
+export function headerSection() {
+  const title = h("span", { class: "applypatch-title" });
+  const dryBadge = h("span", { class: "applypatch-badge applypatch-badge-dry", text: "dry run", hidden: true });
+  const status = h("span", { class: "applypatch-status", "data-testid": "applypatch-status" });
+  const summary = h("span", { class: "applypatch-summary" });
+  const el = h("div", { class: "applypatch-header" }, title, dryBadge, status, summary);
+  const cwd = h("div", { class: "applypatch-cwd" });
+  /**
+   * @param {{title: string, dryRun: boolean, status: string, meaning: Meaning, summary: string,
+   *   cwd: string}} s
+   */
+  const update = (s) => {
+    title.textContent = s.title || "apply_patch";
+    dryBadge.hidden = !s.dryRun;
+    status.textContent = s.meaning.label || "…";
+    const unknown = s.meaning.known ? "" : " applypatch-status-unknown";
+    status.className = `applypatch-status applypatch-tone-${s.meaning.tone}${unknown}`;
+    status.setAttribute("data-status", s.status);
+    summary.textContent = s.summary;
+    cwd.textContent = s.cwd ? `in ${s.cwd}` : "";
+  };
+  return { el, cwd, update };
+}
+
+/** The stages, each with its state (see stageStates). */
+export function stagesSection() {
+  const el = h("ol", { class: "applypatch-stages", "data-testid": "applypatch-stage" });
+  /** @param {{stages: Stage[], stage: string, meaning: Meaning, eventTypes: string[]}} s */
+  const update = (s) => {
+    el.setAttribute("data-stage", s.stage);
+    fill(
+      el,
+      ...stageStates(s.stages, s.stage, s.meaning, s.eventTypes).map((st) =>
+        h("li", {
+          class: `applypatch-stage applypatch-stage-${st.state}`,
+          "aria-current": st.state === "active" ? "step" : null,
+          title: STAGE_TITLES[st.state] ?? null,
+          text: st.label,
+        }),
+      ),
+    );
+  };
+  return { el, update };
+}
+
+/**
+ * The safety decision (its label and tone from the vocabulary's `safety`), its reason, and
+ * whether the attempt is sandboxed; hidden before it.
+ */
+export function safetySection() {
+  const el = h("div", { class: "applypatch-safety" });
+  /** @param {{safety: Record<string, any>, meanings: Record<string, any>}} s */
+  const update = ({ safety, meanings }) => {
+    el.hidden = !safety.decision;
+    if (el.hidden) {
+      fill(el);
+      return;
+    }
+    const decision = str(safety.decision);
+    const meaning = Object.prototype.hasOwnProperty.call(meanings, decision) ? obj(meanings[decision]) : {};
+    const tone = /^[a-z-]+$/.test(str(meaning.tone)) ? str(meaning.tone) : "neutral";
+    fill(
+      el,
+      "safety: ",
+      h("span", {
+        class: `applypatch-badge applypatch-safety-tone-${tone}`,
+        "data-decision": decision,
+        text: str(meaning.label) || decision,
+      }),
+      safety.sandboxed ? h("span", { class: "applypatch-badge", text: "sandboxed" }) : null,
+      safety.reason ? h("span", { class: "applypatch-reason", text: str(safety.reason) }) : null,
+    );
+  };
+  return { el, update };
+}
+
+/**
+ * The pending approval request with its buttons; a click calls `send(decision)` once, then
+ * the buttons stay disabled until a new request (another files/reason/retry) comes.
+ * @param {(decision: string) => void} send
+ */
+export function approvalSection(send) {
+  const text = h("div", { class: "applypatch-approval-text" });
+  const note = h("div", { class: "applypatch-approval-note", role: "status" });
+  const buttons = DECISIONS.map(
+    (d) =>
+      /** @type {HTMLButtonElement} */ (
+        h("button", {
+          type: "button",
+          class: `applypatch-button applypatch-button-${d.decision}`,
+          "data-testid": d.testid,
+          "data-decision": d.decision,
+          text: d.label,
+        })
+      ),
+  );
+  const el = h(
+    "div",
+    { class: "applypatch-approval", hidden: true },
+    text,
+    h("div", { class: "applypatch-buttons" }, ...buttons),
+    note,
+  );
+  let shown = ""; // the request on screen
+  let sentFor = ""; // the request the buttons were clicked for
+  const handlers = buttons.map((button) => {
+    const handler = () => {
+      sentFor = shown;
+      for (const b of buttons) b.disabled = true;
+      note.textContent = `${button.textContent}: sent; the call resumes when the kernel is free (after the running cell).`;
+      send(button.getAttribute("data-decision") ?? "");
+    };
+    button.addEventListener("click", handler);
+    return handler;
+  });
+  /** @param {{approval: Record<string, any>, cwd: string}} s */
+  const update = ({ approval, cwd }) => {
+    el.hidden = Object.keys(approval).length === 0;
+    shown = el.hidden ? "" : JSON.stringify([approval.files, approval.reason, approval.retry]);
+    const sent = shown !== "" && sentFor === shown;
+    if (!sent) sentFor = "";
+    if (el.hidden) return;
+    for (const b of buttons) b.disabled = sent;
+    const dir = str(approval.cwd) || cwd;
+    const files = arr(approval.files).map(str);
+    const { shown: listed, hidden } = truncate(files, LIMITS.rows);
+    fill(
+      text,
+      h("strong", { text: approval.retry ? "Retry without the sandbox?" : "Approve this patch?" }),
+      approval.reason ? h("div", { class: "applypatch-reason", text: str(approval.reason) }) : null,
+      h("div", { text: `It writes ${files.length} path${files.length === 1 ? "" : "s"}:` }),
+      h(
+        "ul",
+        { class: "applypatch-files" },
+        ...listed.map((f) => h("li", null, h("code", { text: relativePath(f, dir) }))),
+        hidden ? h("li", { class: "applypatch-more", text: moreText(hidden, "path") }) : null,
+      ),
+    );
+    if (!sent) note.textContent = "";
+  };
+  const dispose = () => buttons.forEach((b, i) => b.removeEventListener("click", handlers[i]));
+  return { el, update, dispose };
+}
+
+/**
+ * The error, stdout and stderr, and (once the call has a status) the output sent to the model.
+ */
+export function resultSection() {
+  const el = h("div", { class: "applypatch-result" });
+  /** @param {string} label @param {string} cls @param {string} text */
+  const stream = (label, cls, text) =>
+    h("div", null, h("span", { class: "applypatch-label", text: label }), h("pre", { class: cls, text }));
+  /** @param {{error: string, stdout: string, stderr: string, output: string, hasStatus: boolean}} s */
+  const update = (s) => {
+    const parts = [
+      s.error ? h("div", { class: "applypatch-error" }, h("strong", { text: "error: " }), s.error) : null,
+      s.stdout ? stream("stdout", "applypatch-stdout", s.stdout) : null,
+      s.stderr ? stream("stderr", "applypatch-stderr", s.stderr) : null,
+      s.output && s.hasStatus
+        ? h(
+            "details",
+            { class: "applypatch-output" },
+            h("summary", { text: "output sent to the model" }),
+            h("pre", { text: s.output }),
+          )
+        : null,
+    ].filter((p) => p !== null);
+    fill(el, ...parts);
+    el.hidden = parts.length === 0;
+  };
+  return { el, update };
+}
+
+/**
+ * One row of the explanation: a line of the patch next to the closest line of the file, the
+ * differing characters highlighted, and the matching pass that accepted it, if any.
+ * @param {Record<string, any>} pair
+ */
+export function explanationPairRow(pair) {
+  const passName = pair.pass_name ? str(pair.pass_name) : "";
+  const exp = arr(pair.expected_segments).length ? pair.expected_segments : [[false, str(pair.expected)]];
+  const act = arr(pair.actual_segments).length ? pair.actual_segments : [[false, str(pair.actual)]];
+  return h(
+    "tr",
+    { class: `applypatch-ex-pair ${passName ? "applypatch-ex-match" : "applypatch-ex-nomatch"}` },
+    h("td", { class: "applypatch-ex-num", text: pair.line_number ?? "" }),
+    h(
+      "td",
+      { class: "applypatch-ex-pass" },
+      h("span", {
+        class: `applypatch-badge applypatch-pass-${passName || "none"}`,
+        text: passName || "no match",
+      }),
+    ),
+    h(
+      "td",
+      { class: "applypatch-ex-expected" },
+      ...(pair.expected === null ? [] : tokenSpans(visibleSegments(exp))),
+    ),
+    h(
+      "td",
+      { class: "applypatch-ex-actual" },
+      ...(pair.actual === null || pair.actual === undefined
+        ? [h("em", { text: "(past the end of the file)" })]
+        : tokenSpans(visibleSegments(act))),
+    ),
+  );
+}
+
+/**
+ * A line of the file around the closest region (numbered when the region's start is known).
+ * @param {string} text
+ * @param {number | null} number
+ */
+function explanationContextRow(text, number) {
+  return h(
+    "tr",
+    { class: "applypatch-ex-context" },
+    h("td", { class: "applypatch-ex-num", text: number ?? "" }),
+    h("td", { class: "applypatch-ex-pass" }),
+    h("td", { class: "applypatch-ex-expected" }),
+    h("td", { class: "applypatch-ex-actual" }, ...tokenSpans(visibleText(text))),
+  );
+}
+
+/** For a "Failed to find ..." error: the closest region of the file, line by line. */
+export function explanationSection() {
+  const { el, note, body } = section("Why the lines did not match", "applypatch-explanation", true);
+  const head = ["line", "pass", "expected (patch)", "closest region (file)"];
+  /** @param {{explanation: Record<string, any>, cwd: string}} s */
+  const update = ({ explanation: ex, cwd }) => {
+    const pairs = arr(ex.pairs);
+    el.hidden = pairs.length === 0 && !ex.summary;
+    if (el.hidden) {
+      fill(body);
+      return;
+    }
+    note.textContent = ex.path ? ` ${relativePath(str(ex.path), cwd)}` : "";
+    const start = typeof ex.region_start === "number" ? ex.region_start : null;
+    const before = arr(ex.before).map(str);
+    const number = (/** @type {number} */ offset) => (start === null ? null : start + offset);
+    const { shown, hidden } = truncate(pairs, LIMITS.explanationPairs);
+    const rows = [
+      ...before.map((t, i) => explanationContextRow(t, number(i + 1 - before.length))),
+      ...shown.map((p) => explanationPairRow(obj(p))),
+      ...arr(ex.after).map((t, i) => explanationContextRow(str(t), number(pairs.length + i + 1))),
+    ];
+    fill(
+      body,
+      h("div", { class: "applypatch-ex-summary", text: str(ex.summary) }),
+      h(
+        "table",
+        { class: "applypatch-ex" },
+        h("thead", null, h("tr", null, ...head.map((t) => h("th", { text: t })))),
+        h("tbody", null, ...rows),
+      ),
+      hidden ? h("div", { class: "applypatch-more", text: moreText(hidden) }) : null,
+      h("div", {
+        class: "applypatch-legend",
+        text: "· space   → tab   ␍ CR   ⍽ non-ASCII space   highlighted: differs",
+      }),
+    );
+  };
+  return { el, update };
+}
+
+/**
+ * The streamed patch text, numbered, the line being streamed highlighted and followed unless
+ * the reader scrolled up; a bounded window of it (see windowLines).
+ * @param {boolean} open
+ */
+export function patchSection(open) {
+  const { el, note, body } = section("Patch text", "applypatch-patch-text", open);
+  const pre = h("pre", { class: "applypatch-patch" });
+  body.append(pre);
+  /** @param {{text: string, current: number, truncated: boolean}} s */
+  const update = ({ text, current, truncated }) => {
+    const lines = text ? text.split("\n") : [];
+    if (lines.length && lines[lines.length - 1] === "") lines.pop();
+    const { start, end } = windowLines(lines.length, current, LIMITS.patchLines);
+    const width = String(end).length;
+    const follow = pre.scrollHeight - pre.scrollTop - pre.clientHeight < 48;
+    fill(
+      pre,
+      start > 0 ? h("span", { class: "applypatch-more", text: moreText(start, "line", "earlier") }) : null,
+      ...lines.slice(start, end).map((line, i) => {
+        const n = start + i + 1;
+        return h(
+          "span",
+          { class: `applypatch-line${n === current ? " applypatch-current" : ""}`, "data-line": n },
+          h("span", { class: "applypatch-lineno", text: String(n).padStart(width) }),
+          line || " ",
+        );
+      }),
+      end < lines.length ? h("span", { class: "applypatch-more", text: moreText(lines.length - end) }) : null,
+      truncated
+        ? h("span", {
+            class: "applypatch-truncated",
+            text: "✂ the patch is longer: the rest was cut for display (the call gets all of it)",
+          })
+        : null,
+    );
+    if (current > 0 && follow) pre.scrollTop = pre.scrollHeight;
+    note.textContent = ` ${lines.length} line${lines.length === 1 ? "" : "s"}${current > 0 ? ", streaming…" : ""}${truncated ? ", cut for display" : ""}`;
+  };
+  return { el, update };
+}
+
+/**
+ * The changes planned from the streamed text (nothing read or written yet).
+ * @param {boolean} open
+ */
+export function plannedSection(open) {
+  const { el, note, body } = section("Planned changes", "applypatch-planned", open);
+  /** @param {{planned: Record<string, any>, cwd: string}} s */
+  const update = ({ planned, cwd }) => {
+    const entries = Object.entries(planned);
+    el.hidden = entries.length === 0;
+    note.textContent = entries.length
+      ? ` ${entries.length} file${entries.length === 1 ? "" : "s"}: planned, nothing written yet`
+      : "";
+    const { shown, hidden } = truncate(entries, LIMITS.rows);
+    fill(
+      body,
+      h("div", {
+        class: "applypatch-planned-note",
+        text: "Planned from the streamed text: nothing is read or written yet.",
+      }),
+      ...shown.map(([path, change]) => changeRow(path, obj(change), cwd, null)),
+      hidden ? h("div", { class: "applypatch-more", text: moreText(hidden, "file") }) : null,
+    );
+  };
+  return { el, update };
+}
+
+/** The verified change map next to the committed delta (see compareChanges), and `exact`. */
+export function changesSection() {
+  const { el, note, body } = section("Verified changes and committed delta", "applypatch-delta", true);
+  /** @param {{proposed: Record<string, any>, delta: Record<string, any>, meaning: Meaning, cwd: string}} s */
+  const update = ({ proposed, delta, meaning, cwd }) => {
+    const rows = compareChanges(proposed, delta, meaning);
+    const applied = arr(delta.changes);
+    // Nothing verified and nothing committed (streaming, or an error before verification).
+    el.hidden = rows.length === 0 && applied.length === 0;
+    const missing = rows.filter((r) => r.state === "missing" || r.state === "differs").length;
+    note.textContent =
+      ` ${Object.keys(proposed).length} verified, ${applied.length} committed` +
+      (missing ? `, ${missing} not as verified` : "") +
+      (delta.exact === false ? ", inexact" : "");
+    const { shown, hidden } = truncate(rows, LIMITS.rows);
+    const exact =
+      delta.exact === undefined || !meaning.terminal || meaning.dry_run
+        ? null
+        : delta.exact
+          ? h("div", { class: "applypatch-exact", text: "exact: the committed changes are complete" })
+          : h("div", {
+              class: "applypatch-inexact",
+              text: "inexact: something happened that the changes cannot describe; the list is a lower bound",
+            });
+    fill(
+      body,
+      exact,
+      ...shown.map((r) => changeRow(r.path, r.change ?? obj(r.applied), cwd, r)),
+      hidden ? h("div", { class: "applypatch-more", text: moreText(hidden, "file") }) : null,
+    );
+  };
+  return { el, update };
+}
+
+/** The turn's cumulative diff, one folded block per file, bounded in lines overall. */
+export function turnDiffSection() {
+  const { el, note, body } = section("TurnDiff", "applypatch-turn-diff", true);
+  /** @param {{diff: string, blocks: unknown[]}} s */
+  const update = ({ diff, blocks }) => {
+    const files = splitTurnDiff(diff, blocks);
+    el.hidden = files.length === 0;
+    note.textContent = files.length ? ` ${files.length} file${files.length === 1 ? "" : "s"} in this turn` : "";
+    let budget = LIMITS.diffLines;
+    const { shown, hidden } = truncate(files, LIMITS.rows);
+    fill(
+      body,
+      ...shown.map((f) => {
+        const lines = classifyDiffLines(f.text);
+        const max = Math.max(0, Math.min(LIMITS.fileDiffLines, budget));
+        budget -= Math.min(lines.length, max);
+        return h(
+          "details",
+          { class: "applypatch-file", open: true, "data-path": f.path },
+          h(
+            "summary",
+            null,
+            h("code", { text: f.path }),
+            h(
+              "span",
+              { class: "applypatch-counts" },
+              h("span", { class: "applypatch-diff-add", text: ` +${f.added}` }),
+              h("span", { class: "applypatch-diff-del", text: ` -${f.removed}` }),
+            ),
+          ),
+          diffBlock(lines, max),
+        );
+      }),
+      hidden ? h("div", { class: "applypatch-more", text: moreText(hidden, "file") }) : null,
+    );
+  };
+  return { el, update };
+}
+
+/** The timeline: the latest events, their times relative to the first one. */
+export function eventsSection() {
+  const { el, note, body } = section("Timeline", "applypatch-events", false);
+  /** @param {{events: any[]}} s */
+  const update = ({ events }) => {
+    note.textContent = events.length ? ` ${events.length} event${events.length === 1 ? "" : "s"}` : "";
+    const base = events.length ? Number(obj(events[0]).time) : 0;
+    const start = Math.max(0, events.length - LIMITS.events);
+    const row = (/** @type {Record<string, any>} */ ev) =>
+      h(
+        "tr",
+        { "data-type": str(ev.type) },
+        h("td", { class: "applypatch-time", text: formatOffset(Number(ev.time), base) }),
+        h("td", null, h("code", { text: str(ev.type) })),
+        h("td", { text: str(ev.summary) }),
+      );
+    fill(
+      body,
+      start ? h("div", { class: "applypatch-more", text: moreText(start, "event", "earlier") }) : null,
+      h(
+        "table",
+        { class: "applypatch-events" },
+        h("tbody", null, ...events.slice(start).map((e) => row(obj(e)))),
+      ),
+    );
+  };
+  return { el, update };
+}
+
+// ---------------------------------------------------------------------------------------------
+// the view: which traits each section reads, and render() wiring the sections to the model
+
+/**
+ * The plain state each section renders, read from the model's `get`: the one place that
+ * reads traits (DEPENDENTS lists, per trait, the sections to re-render when it changes).
+ * @type {Record<string, (get: (name: string) => any) => any>}
+ */
+export const SECTION_STATE = {
+  header(get) {
+    const meaning = statusMeaning(get("vocabulary"), get("status"));
+    const stage = str(get("stage"));
+    const summary = summaryText(
+      {
+        stage: stageLabel(stageList(get("vocabulary")), stage),
+        planned: obj(get("planned")),
+        proposed: obj(get("proposed")),
+        delta: obj(get("delta")),
+        approval: obj(get("approval")),
+        error: str(get("error")),
+      },
+      meaning,
+    );
+    const common = { title: str(get("title")), dryRun: Boolean(get("dry_run")), cwd: str(get("cwd")) };
+    return { ...common, status: str(get("status")), stage, meaning, summary };
+  },
+  stages: (get) => ({
+    stages: stageList(get("vocabulary")),
+    stage: str(get("stage")),
+    meaning: statusMeaning(get("vocabulary"), get("status")),
+    eventTypes: arr(get("events")).map((e) => str(obj(e).type)),
+  }),
+  safety: (get) => ({ safety: obj(get("safety")), meanings: obj(obj(get("vocabulary")).safety) }),
+  approval: (get) => ({ approval: obj(get("approval")), cwd: str(get("cwd")) }),
+  result: (get) => ({
+    error: str(get("error")),
+    stdout: str(get("stdout")),
+    stderr: str(get("stderr")),
+    output: str(get("output")),
+    hasStatus: str(get("status")) !== "",
+  }),
+  explanation: (get) => ({ explanation: obj(get("explanation")), cwd: str(get("cwd")) }),
+  patch: (get) => ({
+    text: str(get("patch_text")),
+    current: Number(get("current_line")) || 0,
+    truncated: Boolean(get("patch_truncated")),
+  }),
+  planned: (get) => ({ planned: obj(get("planned")), cwd: str(get("cwd")) }),
+  changes: (get) => ({
+    proposed: obj(get("proposed")),
+    delta: obj(get("delta")),
+    meaning: statusMeaning(get("vocabulary"), get("status")),
+    cwd: str(get("cwd")),
+  }),
+  turnDiff: (get) => ({ diff: str(get("turn_diff")), blocks: arr(get("turn_diff_files")) }),
+  events: (get) => ({ events: arr(get("events")) }),
+};
+
+/** Which sections a trait feeds (node tests check it against what SECTION_STATE reads). */
+export const DEPENDENTS = Object.freeze({
+  title: ["header"],
+  cwd: ["header", "approval", "explanation", "planned", "changes"],
+  dry_run: ["header"],
+  vocabulary: ["header", "stages", "safety", "changes"],
+  status: ["header", "stages", "result", "changes"],
+  stage: ["header", "stages"],
+  safety: ["safety"],
+  approval: ["approval", "header"],
+  patch_text: ["patch"],
+  patch_truncated: ["patch"],
+  current_line: ["patch"],
+  planned: ["planned", "header"],
+  proposed: ["changes", "header"],
+  delta: ["changes", "header"],
+  output: ["result"],
+  stdout: ["result"],
+  stderr: ["result"],
+  error: ["result", "header"],
+  turn_diff: ["turnDiff"],
+  turn_diff_files: ["turnDiff"],
+  events: ["events", "stages"],
+  explanation: ["explanation"],
+});
+
+/**
+ * The stream's sections matter while the call runs; once it has ended they fold away (in this
+ * view, unless the reader opened or closed one), leaving room for the result.
+ * @param {HTMLDetailsElement[]} foldable
+ * @param {boolean} endedAtStart
+ */
+function folder(foldable, endedAtStart) {
+  let folded = endedAtStart;
+  let readerToggled = false;
+  const onSummaryClick = () => {
+    readerToggled = true;
+  };
+  for (const d of foldable) d.firstElementChild?.addEventListener("click", onSummaryClick);
+  return {
+    /** @param {boolean} ended */
+    update(ended) {
+      if (!ended || folded) return;
+      folded = true;
+      if (!readerToggled) for (const d of foldable) d.open = false;
+    },
+    dispose() {
+      for (const d of foldable) d.firstElementChild?.removeEventListener("click", onSummaryClick);
+    },
+  };
+}
+
+/** The traits whose every value the history records. */
+const HISTORY_TRAITS = Object.freeze(["stage", "status", "patch_text"]);
+
+/**
+ * Every stage and status a view saw and how many lines of patch text it rendered, with
+ * `Date.now()` (the `data-history` attribute: tests read it to prove the stream was shown).
+ * @param {(name: string) => any} get
+ */
+function historyRecorder(get) {
+  /** @type {HistoryEntry[]} */
+  const history = [];
+  return {
+    record() {
+      const now = Date.now();
+      recordHistory(history, "stage", str(get("stage")), now);
+      recordHistory(history, "status", str(get("status")), now);
+      recordHistory(history, "lines", lineCount(str(get("patch_text"))), now);
+    },
+    json: () => JSON.stringify(history),
+  };
+}
+
+/**
+ * Call `onChange(trait, sections)` when a trait of DEPENDENTS changes; returns the undo.
+ * @param {Model} model
+ * @param {(trait: string, sections: string[]) => void} onChange
+ * @returns {() => void}
+ */
+function listen(model, onChange) {
+  const listeners = Object.entries(DEPENDENTS).map(([trait, names]) => {
+    const cb = () => onChange(trait, names);
+    model.on(`change:${trait}`, cb);
+    return /** @type {[string, () => void]} */ ([`change:${trait}`, cb]);
+  });
+  return () => {
+    for (const [event, cb] of listeners) model.off(event, cb);
+  };
+}
+
 /**
  * @param {{model: Model, el: HTMLElement}} props
  * @returns {() => void}
@@ -555,502 +1214,36 @@ function render({ model, el }) {
       return undefined;
     }
   };
-  /**
-   * Every stage and status this view saw and how many lines of patch text it rendered, with
-   * `Date.now()` (the `data-history` attribute: tests read it to prove the stream was shown).
-   * @type {HistoryEntry[]}
-   */
-  const history = [];
-  const record = () => {
-    const now = Date.now();
-    recordHistory(history, "stage", str(get("stage")), now);
-    recordHistory(history, "status", str(get("status")), now);
-    recordHistory(history, "lines", lineCount(str(get("patch_text"))), now);
+  const history = historyRecorder(get);
+  const endedAtStart = SECTION_STATE.header(get).meaning.terminal;
+  const view = {
+    header: headerSection(),
+    stages: stagesSection(),
+    safety: safetySection(),
+    approval: approvalSection((decision) => model.send({ type: "approval", decision })),
+    result: resultSection(),
+    explanation: explanationSection(),
+    patch: patchSection(!endedAtStart),
+    planned: plannedSection(!endedAtStart),
+    changes: changesSection(),
+    turnDiff: turnDiffSection(),
+    events: eventsSection(),
   };
-
+  const { header, ...rest } = view;
   const root = h("div", { class: "applypatch-widget", "data-testid": "applypatch-widget" });
-
-  // header
-  const title = h("span", { class: "applypatch-title" });
-  const dryBadge = h("span", {
-    class: "applypatch-badge applypatch-badge-dry",
-    text: "dry run",
-    hidden: true,
-  });
-  const status = h("span", { class: "applypatch-status", "data-testid": "applypatch-status" });
-  const summary = h("span", { class: "applypatch-summary" });
-  const cwd = h("div", { class: "applypatch-cwd" });
-  const header = h("div", { class: "applypatch-header" }, title, dryBadge, status, summary);
-
-  // stages + safety
-  const stages = h("ol", { class: "applypatch-stages", "data-testid": "applypatch-stage" });
-  const safety = h("div", { class: "applypatch-safety" });
-
-  // approval
-  const approvalText = h("div", { class: "applypatch-approval-text" });
-  const approvalNote = h("div", { class: "applypatch-approval-note", role: "status" });
-  /** @type {HTMLButtonElement[]} */
-  const buttons = DECISIONS.map(
-    (d) =>
-      /** @type {HTMLButtonElement} */ (
-        h("button", {
-          type: "button",
-          class: `applypatch-button applypatch-button-${d.decision}`,
-          "data-testid": d.testid,
-          "data-decision": d.decision,
-          text: d.label,
-        })
-      ),
-  );
-  const approval = h(
-    "div",
-    { class: "applypatch-approval", hidden: true },
-    approvalText,
-    h("div", { class: "applypatch-buttons" }, ...buttons),
-    approvalNote,
-  );
-  /** the approval request the buttons were clicked for (reset when a new request comes) */
-  let sentFor = "";
-  /** @param {Record<string, any>} ap */
-  const approvalKey = (ap) => JSON.stringify([ap.files, ap.reason, ap.retry]);
-
-  // result
-  const result = h("div", { class: "applypatch-result" });
-
-  // The stream's sections matter while the call runs; once it has ended they fold away (in this
-  // view, unless the reader opened or closed them), leaving room for the result.
-  const ended = (/** @type {string} */ s) => s !== RUNNING && s !== AWAITING_APPROVAL;
-  const endedAtStart = ended(str(get("status")));
-  const explanation = section("Why the lines did not match", "applypatch-explanation", true);
-  const patch = section("Patch text", "applypatch-patch-text", !endedAtStart);
-  const patchPre = h("pre", { class: "applypatch-patch" });
-  patch.body.append(patchPre);
-  const planned = section("Planned changes", "applypatch-planned", !endedAtStart);
-  const foldable = [patch.el, planned.el];
-  let folded = endedAtStart;
-  let readerToggled = false;
-  const onSummaryClick = () => {
-    readerToggled = true;
-  };
-  for (const d of foldable) d.firstElementChild?.addEventListener("click", onSummaryClick);
-  const changes = section("Verified changes and committed delta", "applypatch-delta", true);
-  const turnDiff = section("TurnDiff", "applypatch-turn-diff", true);
-  const events = section("Timeline", "applypatch-events", false);
-
-  root.append(
-    header,
-    cwd,
-    stages,
-    safety,
-    approval,
-    result,
-    explanation.el,
-    patch.el,
-    planned.el,
-    changes.el,
-    turnDiff.el,
-    events.el,
-  );
+  root.append(header.el, header.cwd, ...Object.values(rest).map((s) => s.el));
   el.append(root);
+  const fold = folder([view.patch.el, view.planned.el], endedAtStart);
 
-  const currentStatus = () => str(get("status"));
-
-  /** @type {Record<string, () => void>} */
-  const renderers = {
-    header() {
-      const s = currentStatus();
-      const known = arr(get("statuses"));
-      title.textContent = str(get("title")) || "apply_patch";
-      dryBadge.hidden = !get("dry_run");
-      status.textContent = s || "running";
-      const unknown = s && known.length && !known.includes(s) ? " applypatch-status-unknown" : "";
-      status.className = `applypatch-status applypatch-status-${s || "running"}${unknown}`;
-      summary.textContent = summaryText({
-        status: s,
-        stage: str(get("stage")),
-        dry_run: Boolean(get("dry_run")),
-        planned: obj(get("planned")),
-        proposed: obj(get("proposed")),
-        delta: obj(get("delta")),
-        approval: obj(get("approval")),
-        error: str(get("error")),
-      });
-      const dir = str(get("cwd"));
-      cwd.textContent = dir ? `in ${dir}` : "";
-      root.setAttribute("data-status", s);
-      root.setAttribute("data-stage", str(get("stage")));
-      if (ended(s) && !folded) {
-        folded = true;
-        if (!readerToggled) for (const d of foldable) d.open = false;
-      }
-    },
-    stages() {
-      const stage = str(get("stage"));
-      stages.setAttribute("data-stage", stage);
-      fill(
-        stages,
-        ...stageStates(
-          arr(get("stages")),
-          stage,
-          currentStatus(),
-          arr(get("events")).map((e) => obj(e).type),
-        ).map((st) =>
-          h("li", {
-            class: `applypatch-stage applypatch-stage-${st.state}`,
-            "aria-current": st.state === "active" ? "step" : null,
-            title: STAGE_TITLES[st.state] ?? null,
-            text: st.name,
-          }),
-        ),
-      );
-    },
-    safety() {
-      const sf = obj(get("safety"));
-      if (!sf.decision) {
-        fill(safety);
-        safety.hidden = true;
-        return;
-      }
-      safety.hidden = false;
-      fill(
-        safety,
-        "safety: ",
-        h("span", {
-          class: `applypatch-badge applypatch-safety-${str(sf.decision)}`,
-          text: str(sf.decision),
-        }),
-        sf.sandboxed ? h("span", { class: "applypatch-badge", text: "sandboxed" }) : null,
-        sf.reason ? h("span", { class: "applypatch-reason", text: str(sf.reason) }) : null,
-      );
-    },
-    approval() {
-      const ap = obj(get("approval"));
-      const pending = Object.keys(ap).length > 0;
-      approval.hidden = !pending;
-      if (!pending) {
-        sentFor = "";
-        return;
-      }
-      const sent = sentFor === approvalKey(ap);
-      if (!sent) sentFor = "";
-      for (const b of buttons) b.disabled = sent;
-      const dir = str(ap.cwd) || str(get("cwd"));
-      const files = arr(ap.files).map(str);
-      const { shown, hidden } = truncate(files, LIMITS.rows);
-      fill(
-        approvalText,
-        h("strong", { text: ap.retry ? "Retry without the sandbox?" : "Approve this patch?" }),
-        ap.reason ? h("div", { class: "applypatch-reason", text: str(ap.reason) }) : null,
-        h("div", { text: `It writes ${files.length} path${files.length === 1 ? "" : "s"}:` }),
-        h(
-          "ul",
-          { class: "applypatch-files" },
-          ...shown.map((f) => h("li", null, h("code", { text: relativePath(f, dir) }))),
-          hidden ? h("li", { class: "applypatch-more", text: moreText(hidden, "path") }) : null,
-        ),
-      );
-      if (!sent) approvalNote.textContent = "";
-    },
-    result() {
-      const s = currentStatus();
-      const parts = [];
-      const error = str(get("error"));
-      const stdout = str(get("stdout"));
-      const stderr = str(get("stderr"));
-      const output = str(get("output"));
-      if (error) parts.push(h("div", { class: "applypatch-error" }, h("strong", { text: "error: " }), error));
-      if (stdout)
-        parts.push(
-          h(
-            "div",
-            null,
-            h("span", { class: "applypatch-label", text: "stdout" }),
-            h("pre", { class: "applypatch-stdout", text: stdout }),
-          ),
-        );
-      if (stderr)
-        parts.push(
-          h(
-            "div",
-            null,
-            h("span", { class: "applypatch-label", text: "stderr" }),
-            h("pre", { class: "applypatch-stderr", text: stderr }),
-          ),
-        );
-      if (output && s !== RUNNING) {
-        parts.push(
-          h(
-            "details",
-            { class: "applypatch-output" },
-            h("summary", { text: "output sent to the model" }),
-            h("pre", { text: output }),
-          ),
-        );
-      }
-      fill(result, ...parts);
-      result.hidden = parts.length === 0;
-    },
-    explanation() {
-      const ex = obj(get("explanation"));
-      const pairs = arr(ex.pairs);
-      explanation.el.hidden = pairs.length === 0 && !ex.summary;
-      if (explanation.el.hidden) {
-        fill(explanation.body);
-        return;
-      }
-      explanation.note.textContent = ex.path ? ` ${relativePath(str(ex.path), str(get("cwd")))}` : "";
-      const start = typeof ex.region_start === "number" ? ex.region_start : null;
-      const before = arr(ex.before).map(str);
-      const after = arr(ex.after).map(str);
-      const contextRow = (/** @type {string} */ text, /** @type {number | null} */ number) =>
-        h(
-          "tr",
-          { class: "applypatch-ex-context" },
-          h("td", { class: "applypatch-ex-num", text: number ?? "" }),
-          h("td", { class: "applypatch-ex-pass" }),
-          h("td", { class: "applypatch-ex-expected" }),
-          h("td", { class: "applypatch-ex-actual" }, ...tokenSpans(visibleText(text))),
-        );
-      const { shown, hidden } = truncate(pairs, LIMITS.explanationPairs);
-      const rows = [
-        ...before.map((t, i) => contextRow(t, start === null ? null : start - before.length + i + 1)),
-        ...shown.map((p) => {
-          const pair = obj(p);
-          const passName = pair.pass_name ? str(pair.pass_name) : "";
-          const exp = arr(pair.expected_segments).length
-            ? pair.expected_segments
-            : [[false, str(pair.expected)]];
-          const act = arr(pair.actual_segments).length ? pair.actual_segments : [[false, str(pair.actual)]];
-          return h(
-            "tr",
-            { class: `applypatch-ex-pair ${passName ? "applypatch-ex-match" : "applypatch-ex-nomatch"}` },
-            h("td", { class: "applypatch-ex-num", text: pair.line_number ?? "" }),
-            h(
-              "td",
-              { class: "applypatch-ex-pass" },
-              h("span", {
-                class: `applypatch-badge applypatch-pass-${passName || "none"}`,
-                text: passName || "no match",
-              }),
-            ),
-            h(
-              "td",
-              { class: "applypatch-ex-expected" },
-              ...(pair.expected === null ? [] : tokenSpans(visibleSegments(exp))),
-            ),
-            h(
-              "td",
-              { class: "applypatch-ex-actual" },
-              ...(pair.actual === null || pair.actual === undefined
-                ? [h("em", { text: "(past the end of the file)" })]
-                : tokenSpans(visibleSegments(act))),
-            ),
-          );
-        }),
-        ...after.map((t, i) => contextRow(t, start === null ? null : start + pairs.length + i + 1)),
-      ];
-      fill(
-        explanation.body,
-        h("div", { class: "applypatch-ex-summary", text: str(ex.summary) }),
-        h(
-          "table",
-          { class: "applypatch-ex" },
-          h(
-            "thead",
-            null,
-            h(
-              "tr",
-              null,
-              h("th", { text: "line" }),
-              h("th", { text: "pass" }),
-              h("th", { text: "expected (patch)" }),
-              h("th", { text: "closest region (file)" }),
-            ),
-          ),
-          h("tbody", null, ...rows),
-        ),
-        hidden ? h("div", { class: "applypatch-more", text: moreText(hidden) }) : null,
-        h("div", {
-          class: "applypatch-legend",
-          text: "· space   → tab   ␍ CR   ⍽ non-ASCII space   highlighted: differs",
-        }),
-      );
-    },
-    patch() {
-      const text = str(get("patch_text"));
-      const current = Number(get("current_line")) || 0;
-      const truncated = Boolean(get("patch_truncated"));
-      const lines = text ? text.split("\n") : [];
-      if (lines.length && lines[lines.length - 1] === "") lines.pop();
-      const { start, end } = windowLines(lines.length, current, LIMITS.patchLines);
-      const width = String(end).length;
-      // Follow the stream unless the reader scrolled up.
-      const follow = patchPre.scrollHeight - patchPre.scrollTop - patchPre.clientHeight < 48;
-      fill(
-        patchPre,
-        start > 0 ? h("span", { class: "applypatch-more", text: moreText(start, "line", "earlier") }) : null,
-        ...lines.slice(start, end).map((line, i) => {
-          const n = start + i + 1;
-          return h(
-            "span",
-            { class: `applypatch-line${n === current ? " applypatch-current" : ""}`, "data-line": n },
-            h("span", { class: "applypatch-lineno", text: String(n).padStart(width) }),
-            line || " ",
-          );
-        }),
-        end < lines.length
-          ? h("span", { class: "applypatch-more", text: moreText(lines.length - end) })
-          : null,
-        truncated
-          ? h("span", {
-              class: "applypatch-truncated",
-              text: "✂ the patch is longer: the rest was cut for display (the call gets all of it)",
-            })
-          : null,
-      );
-      if (current > 0 && follow) patchPre.scrollTop = patchPre.scrollHeight;
-      patch.note.textContent = ` ${lines.length} line${lines.length === 1 ? "" : "s"}${current > 0 ? ", streaming…" : ""}${truncated ? ", cut for display" : ""}`;
-    },
-    planned() {
-      const map = obj(get("planned"));
-      const entries = Object.entries(map);
-      planned.el.hidden = entries.length === 0;
-      planned.note.textContent = entries.length
-        ? ` ${entries.length} file${entries.length === 1 ? "" : "s"}: planned, nothing written yet`
-        : "";
-      const { shown, hidden } = truncate(entries, LIMITS.rows);
-      fill(
-        planned.body,
-        h("div", {
-          class: "applypatch-planned-note",
-          text: "Planned from the streamed text: nothing is read or written yet.",
-        }),
-        ...shown.map(([path, change]) => changeRow(path, obj(change), str(get("cwd")), null)),
-        hidden ? h("div", { class: "applypatch-more", text: moreText(hidden, "file") }) : null,
-      );
-    },
-    changes() {
-      const s = currentStatus();
-      const delta = obj(get("delta"));
-      const proposed = obj(get("proposed"));
-      const rows = compareChanges(proposed, delta, s);
-      const applied = arr(delta.changes);
-      // Nothing verified and nothing committed (streaming, or an error before verification).
-      changes.el.hidden = rows.length === 0 && applied.length === 0;
-      const dir = str(get("cwd"));
-      const missing = rows.filter((r) => r.state === "missing" || r.state === "differs").length;
-      changes.note.textContent =
-        ` ${Object.keys(proposed).length} verified, ${applied.length} committed` +
-        (missing ? `, ${missing} not as verified` : "") +
-        (delta.exact === false ? ", inexact" : "");
-      const { shown, hidden } = truncate(rows, LIMITS.rows);
-      const exact =
-        delta.exact === undefined || s === RUNNING || s === AWAITING_APPROVAL || s === DRY_RUN
-          ? null
-          : delta.exact
-            ? h("div", { class: "applypatch-exact", text: "exact: the committed changes are complete" })
-            : h("div", {
-                class: "applypatch-inexact",
-                text: "inexact: something happened that the changes cannot describe; the list is a lower bound",
-              });
-      fill(
-        changes.body,
-        exact,
-        ...shown.map((r) => changeRow(r.path, r.change ?? obj(r.applied), dir, r)),
-        hidden ? h("div", { class: "applypatch-more", text: moreText(hidden, "file") }) : null,
-      );
-    },
-    turnDiff() {
-      const diff = str(get("turn_diff"));
-      const files = splitTurnDiff(diff);
-      turnDiff.el.hidden = files.length === 0;
-      turnDiff.note.textContent = files.length
-        ? ` ${files.length} file${files.length === 1 ? "" : "s"} in this turn`
-        : "";
-      let budget = LIMITS.diffLines;
-      const { shown, hidden } = truncate(files, LIMITS.rows);
-      fill(
-        turnDiff.body,
-        ...shown.map((f) => {
-          const lines = classifyDiffLines(f.text);
-          const max = Math.max(0, Math.min(LIMITS.fileDiffLines, budget));
-          budget -= Math.min(lines.length, max);
-          return h(
-            "details",
-            { class: "applypatch-file", open: true, "data-path": f.path },
-            h(
-              "summary",
-              null,
-              h("code", { text: f.path }),
-              h(
-                "span",
-                { class: "applypatch-counts" },
-                h("span", { class: "applypatch-diff-add", text: ` +${f.added}` }),
-                h("span", { class: "applypatch-diff-del", text: ` -${f.removed}` }),
-              ),
-            ),
-            diffBlock(lines, max),
-          );
-        }),
-        hidden ? h("div", { class: "applypatch-more", text: moreText(hidden, "file") }) : null,
-      );
-    },
-    events() {
-      const list = arr(get("events"));
-      events.note.textContent = list.length ? ` ${list.length} event${list.length === 1 ? "" : "s"}` : "";
-      const base = list.length ? Number(obj(list[0]).time) : 0;
-      const start = Math.max(0, list.length - LIMITS.events);
-      fill(
-        events.body,
-        start ? h("div", { class: "applypatch-more", text: moreText(start, "event", "earlier") }) : null,
-        h(
-          "table",
-          { class: "applypatch-events" },
-          h(
-            "tbody",
-            null,
-            ...list.slice(start).map((e) => {
-              const ev = obj(e);
-              return h(
-                "tr",
-                { "data-type": str(ev.type) },
-                h("td", { class: "applypatch-time", text: formatOffset(Number(ev.time), base) }),
-                h("td", null, h("code", { text: str(ev.type) })),
-                h("td", { text: str(ev.summary) }),
-              );
-            }),
-          ),
-        ),
-      );
-    },
+  /** @param {string} name */
+  const update = (name) => {
+    const state = SECTION_STATE[name](get);
+    /** @type {Record<string, {update: (state: any) => void}>} */ (view)[name].update(state);
+    if (name !== "header") return;
+    root.setAttribute("data-status", state.status);
+    root.setAttribute("data-stage", state.stage);
+    fold.update(state.meaning.terminal);
   };
-
-  /** @type {Record<string, string[]>} which sections a trait feeds */
-  const dependents = {
-    title: ["header"],
-    cwd: ["header", "approval", "explanation", "planned", "changes"],
-    dry_run: ["header"],
-    statuses: ["header"],
-    status: ["header", "stages", "result", "changes"],
-    stage: ["header", "stages"],
-    stages: ["stages"],
-    safety: ["safety"],
-    approval: ["approval", "header"],
-    patch_text: ["patch"],
-    patch_truncated: ["patch"],
-    current_line: ["patch"],
-    planned: ["planned", "header"],
-    proposed: ["changes", "header"],
-    delta: ["changes", "header"],
-    output: ["result"],
-    stdout: ["result"],
-    stderr: ["result"],
-    error: ["result", "header"],
-    turn_diff: ["turnDiff"],
-    events: ["events", "stages"],
-    explanation: ["explanation"],
-  };
-
   /** @type {Set<string>} */
   const dirty = new Set();
   let scheduled = false;
@@ -1060,52 +1253,32 @@ function render({ model, el }) {
     dirty.clear();
     for (const name of names) {
       try {
-        renderers[name]();
+        update(name);
       } catch (err) {
         // A bad value must not take the whole view down: the other sections still render.
         console.warn(`applypatch widget: cannot render ${name}:`, err);
       }
     }
-    root.setAttribute("data-history", JSON.stringify(history));
+    root.setAttribute("data-history", history.json());
   };
 
-  /** @type {[string, () => void][]} */
-  const listeners = Object.entries(dependents).map(([trait, names]) => {
-    const cb = () => {
-      if (trait === "stage" || trait === "status" || trait === "patch_text") record();
-      for (const name of names) dirty.add(name);
-      if (!scheduled) {
-        scheduled = true;
-        queueMicrotask(flush);
-      }
-    };
-    model.on(`change:${trait}`, cb);
-    return [`change:${trait}`, cb];
+  const unlisten = listen(model, (trait, names) => {
+    if (HISTORY_TRAITS.includes(trait)) history.record();
+    for (const name of names) dirty.add(name);
+    if (!scheduled) {
+      scheduled = true;
+      queueMicrotask(flush);
+    }
   });
 
-  /** @param {HTMLButtonElement} button */
-  const onClick = (button) => () => {
-    const decision = button.getAttribute("data-decision") ?? "";
-    const ap = obj(get("approval"));
-    sentFor = approvalKey(ap);
-    for (const b of buttons) b.disabled = true;
-    approvalNote.textContent = `${button.textContent}: sent; the call resumes when the kernel is free (after the running cell).`;
-    model.send({ type: "approval", decision });
-  };
-  const clickHandlers = buttons.map((b) => {
-    const handler = onClick(b);
-    b.addEventListener("click", handler);
-    return handler;
-  });
-
-  record();
-  for (const name of Object.keys(renderers)) dirty.add(name);
+  history.record();
+  for (const name of Object.keys(view)) dirty.add(name);
   flush();
 
   return () => {
-    for (const [event, cb] of listeners) model.off(event, cb);
-    buttons.forEach((b, i) => b.removeEventListener("click", clickHandlers[i]));
-    for (const d of foldable) d.firstElementChild?.removeEventListener("click", onSummaryClick);
+    unlisten();
+    view.approval.dispose();
+    fold.dispose();
   };
 }
 

@@ -1,41 +1,99 @@
-// Tests of js/widget.js: the pure helpers, and render() against a fake model and a tiny fake
-// DOM (just the calls the widget makes). Run: node --test js/
+// Tests of js/widget.js: the pure helpers, each section renderer, and render() against a fake
+// model and a tiny fake DOM (just the calls the widget makes). Run: node --test js/
+//
+// What statuses and stages mean comes from Python: the file APPLYPATCH_VOCABULARY names
+// (tests/jupyter/test_js.py writes it), else the project's Python is asked for it. These tests
+// hold no status or stage list of their own, so a renamed status cannot silently diverge.
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
 
 import widget, {
   DECISIONS,
+  DEPENDENTS,
   LIMITS,
+  SECTION_STATE,
+  SUMMARY_FORMS,
+  approvalSection,
   changeDiffLines,
   changeLabel,
+  changesSection,
   classifyDiffLines,
   codePoint,
   compareChanges,
+  eventsSection,
+  explanationPairRow,
+  explanationSection,
   formatOffset,
+  headerSection,
   lineCount,
   moreText,
+  patchSection,
+  plannedSection,
   recordHistory,
   relativePath,
+  resultSection,
+  safetySection,
   splitTurnDiff,
+  stageLabel,
+  stageList,
   stageStates,
+  stagesSection,
+  statusMeaning,
   summaryText,
   truncate,
+  turnDiffSection,
   visibleSegments,
   visibleText,
   windowLines,
 } from "./widget.js";
 
-const STAGES = ["streaming", "parsing", "verifying", "safety", "waiting for approval", "applying", "done"];
-const STATUSES = [
-  "completed",
-  "failed",
-  "declined",
-  "rejected",
-  "error",
-  "cancelled",
-  "awaiting-approval",
-  "dry-run",
-];
+const REPO = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+
+/** The `vocabulary` trait Python sends (`call_vocabulary()` in applypatch_ext/jupyter/widget.py). */
+function loadVocabulary() {
+  const file = process.env.APPLYPATCH_VOCABULARY;
+  if (file) return { source: "APPLYPATCH_VOCABULARY", vocabulary: JSON.parse(readFileSync(file, "utf8")) };
+  const venv = path.join(REPO, ".venv", "bin", "python");
+  const python = process.env.PYTHON ?? (existsSync(venv) ? venv : "python3");
+  const code =
+    "import json; from applypatch_ext.jupyter.widget import call_vocabulary; print(json.dumps(call_vocabulary()))";
+  const out = execFileSync(python, ["-c", code], { cwd: REPO, encoding: "utf8" });
+  return { source: python, vocabulary: JSON.parse(out) };
+}
+
+const { source: VOCABULARY_SOURCE, vocabulary: VOCABULARY } = loadVocabulary();
+const STAGES = stageList(VOCABULARY);
+const STAGE_NAMES = STAGES.map((s) => s.name);
+/** @param {string} status */
+const meaning = (status) => statusMeaning(VOCABULARY, status);
+/** The statuses Python sends, by what they mean (the tests never spell a status). */
+const STATUS = (() => {
+  const entries = Object.entries(VOCABULARY.statuses);
+  /** @param {(m: any) => boolean} pred */
+  const find = (pred) => {
+    const found = entries.find(([, m]) => pred(m));
+    assert.ok(found, "the vocabulary has no status of that meaning");
+    return found[0];
+  };
+  return {
+    running: find((m) => !m.terminal && m.summary === "progress"),
+    awaiting: find((m) => !m.terminal && m.summary === "approval"),
+    completed: find((m) => m.terminal && m.success && !m.dry_run),
+    dryRun: find((m) => m.dry_run),
+    declined: find((m) => m.user_declined),
+    failed: find((m) => m.terminal && !m.success && m.wrote && !m.user_declined),
+    error: find((m) => m.terminal && m.summary === "error"),
+  };
+})();
+/** The stage a call reaches at its end, and the one that waits for approval, by meaning. */
+const LAST = STAGE_NAMES.at(-1) ?? "";
+const [FIRST, SECOND, THIRD] = STAGE_NAMES;
+const WAITING = STAGES.find((s) => s.evidence === "apply_patch_approval_request")?.name ?? "";
+const APPLYING = STAGES.find((s) => s.writes)?.name ?? "";
 
 const TURN_DIFF = [
   "diff --git a/a.txt b/a.txt",
@@ -102,8 +160,14 @@ describe("classifyDiffLines", () => {
 });
 
 describe("splitTurnDiff", () => {
-  test("one entry per file, with path and counts", () => {
-    const files = splitTurnDiff(TURN_DIFF);
+  const [A, B] = TURN_DIFF.split(/(?=^diff --git a\/dir)/m);
+  const blocks = [
+    { old_path: "a.txt", path: "a.txt", diff: A },
+    { old_path: "dir/b.txt", path: "dir/b.txt", diff: B },
+  ];
+
+  test("one entry per block of the tracker, with path and counts", () => {
+    const files = splitTurnDiff(TURN_DIFF, blocks);
     assert.deepEqual(
       files.map(({ path, added, removed }) => ({ path, added, removed })),
       [
@@ -112,19 +176,23 @@ describe("splitTurnDiff", () => {
       ],
     );
     assert.equal(files.map((f) => f.text).join(""), TURN_DIFF);
-    assert.ok(files[1].text.startsWith("diff --git a/dir/b.txt"));
   });
 
-  test("text before the first header is kept, empty gives nothing", () => {
+  test("without blocks the diff is one entry, empty gives nothing", () => {
     assert.deepEqual(splitTurnDiff(""), []);
-    const files = splitTurnDiff("junk\n" + TURN_DIFF);
-    assert.equal(files.length, 3);
-    assert.equal(files[0].path, "junk");
+    const files = splitTurnDiff(TURN_DIFF);
+    assert.deepEqual(
+      files.map(({ path, added, removed }) => ({ path, added, removed })),
+      [{ path: "turn diff", added: 2, removed: 2 }],
+    );
   });
 
-  test("a path with spaces and ' b/' inside", () => {
-    const [file] = splitTurnDiff("diff --git a/x b/y b/x b/y\n@@ -1 +1 @@\n-a\n+b\n");
-    assert.equal(file.path, "y");
+  test("a path with ' b/' inside keeps its name; a rename shows both", () => {
+    const text = "diff --git a/x b/y b/x b/y\n@@ -1 +1 @@\n-a\n+b\n";
+    const [file] = splitTurnDiff(text, [{ old_path: "x b/y", path: "x b/y", diff: text }]);
+    assert.equal(file.path, "x b/y");
+    const [moved] = splitTurnDiff(text, [{ old_path: "old b/x", path: "new", diff: text }]);
+    assert.equal(moved.path, "old b/x → new");
   });
 });
 
@@ -255,7 +323,7 @@ describe("changes", () => {
 
   test("compareChanges: a failed call marks what is missing from the delta", () => {
     const delta = { changes: [{ type: "add", path: "/w/x.txt" }], exact: false };
-    const rows = compareChanges(proposed, delta, "failed");
+    const rows = compareChanges(proposed, delta, meaning(STATUS.failed));
     assert.deepEqual(
       rows.map((r) => [r.path, r.state]),
       [
@@ -272,33 +340,33 @@ describe("changes", () => {
         { type: "update", path: "/w/m.txt", move_path: null },
       ],
     };
-    const rows = compareChanges(proposed, delta, "failed");
+    const rows = compareChanges(proposed, delta, meaning(STATUS.failed));
     assert.equal(rows[1].state, "differs");
   });
 
   test("compareChanges: pending, not run, extra", () => {
     assert.deepEqual(
-      compareChanges(proposed, { changes: [] }, "awaiting-approval").map((r) => r.state),
+      compareChanges(proposed, { changes: [] }, meaning(STATUS.awaiting)).map((r) => r.state),
       ["pending", "pending"],
     );
     assert.deepEqual(
-      compareChanges(proposed, { changes: [] }, "").map((r) => r.state),
+      compareChanges(proposed, { changes: [] }, meaning(STATUS.running)).map((r) => r.state),
       ["pending", "pending"],
     );
     assert.deepEqual(
-      compareChanges(proposed, { changes: [] }, "dry-run").map((r) => r.state),
+      compareChanges(proposed, { changes: [] }, meaning(STATUS.dryRun)).map((r) => r.state),
       ["not-run", "not-run"],
     );
     assert.deepEqual(
-      compareChanges(proposed, { changes: [] }, "declined").map((r) => r.state),
+      compareChanges(proposed, { changes: [] }, meaning(STATUS.declined)).map((r) => r.state),
       ["not-run", "not-run"],
     );
-    const extra = compareChanges({}, { changes: [{ type: "delete", path: "/w/z" }] }, "completed");
+    const extra = compareChanges({}, { changes: [{ type: "delete", path: "/w/z" }] }, meaning(STATUS.completed));
     assert.deepEqual(
       extra.map((r) => [r.path, r.state]),
       [["/w/z", "extra"]],
     );
-    assert.deepEqual(compareChanges(null, null, ""), []);
+    assert.deepEqual(compareChanges(null, null, meaning(STATUS.running)), []);
   });
 
   test("compareChanges: a path twice in the delta (a retried attempt) is matched once", () => {
@@ -308,7 +376,7 @@ describe("changes", () => {
         { type: "add", path: "/w/x.txt" },
       ],
     };
-    const rows = compareChanges({ "/w/x.txt": { type: "add" } }, delta, "completed");
+    const rows = compareChanges({ "/w/x.txt": { type: "add" } }, delta, meaning(STATUS.completed));
     assert.deepEqual(
       rows.map((r) => r.state),
       ["committed", "extra"],
@@ -318,7 +386,7 @@ describe("changes", () => {
 
 describe("stageStates", () => {
   test("stages before the current one are done", () => {
-    const states = stageStates(STAGES, "verifying", "");
+    const states = stageStates(STAGES, THIRD, meaning(STATUS.running));
     assert.deepEqual(
       states.map((s) => s.state),
       ["done", "done", "active", "todo", "todo", "todo", "todo"],
@@ -326,37 +394,37 @@ describe("stageStates", () => {
   });
 
   test("the end: done for completed, failed otherwise", () => {
-    assert.equal(stageStates(STAGES, "done", "completed").at(-1)?.state, "done");
-    assert.equal(stageStates(STAGES, "done", "dry-run").at(-1)?.state, "done");
-    assert.equal(stageStates(STAGES, "done", "failed").at(-1)?.state, "failed");
-    assert.equal(stageStates(STAGES, "done", "error").at(-1)?.state, "failed");
-    assert.equal(stageStates(STAGES, "waiting for approval", "awaiting-approval")[4].state, "active");
+    assert.equal(stageStates(STAGES, LAST, meaning(STATUS.completed)).at(-1)?.state, "done");
+    assert.equal(stageStates(STAGES, LAST, meaning(STATUS.dryRun)).at(-1)?.state, "done");
+    assert.equal(stageStates(STAGES, LAST, meaning(STATUS.failed)).at(-1)?.state, "failed");
+    assert.equal(stageStates(STAGES, LAST, meaning(STATUS.error)).at(-1)?.state, "failed");
+    assert.equal(stageStates(STAGES, WAITING, meaning(STATUS.awaiting))[STAGE_NAMES.indexOf(WAITING)].state, "active");
   });
 
   test("stages a call did not need are skipped, known from its events", () => {
     const auto = ["patch_apply_updated", "patch_safety_assessed", "patch_apply_begin", "patch_apply_end"];
     assert.deepEqual(
-      stageStates(STAGES, "done", "completed", auto).map((s) => s.state),
+      stageStates(STAGES, LAST, meaning(STATUS.completed), auto).map((s) => s.state),
       ["done", "done", "done", "done", "skipped", "done", "done"],
     );
     // a call that stopped: failed where it stopped, the rest never reached
     assert.deepEqual(
-      stageStates(STAGES, "parsing", "error", []).map((s) => s.state),
+      stageStates(STAGES, SECOND, meaning(STATUS.error), []).map((s) => s.state),
       ["done", "failed", "unreached", "unreached", "unreached", "unreached", "unreached"],
     );
     assert.deepEqual(
-      stageStates(STAGES, "verifying", "error", ["patch_apply_updated"]).map((s) => s.state),
+      stageStates(STAGES, THIRD, meaning(STATUS.error), ["patch_apply_updated"]).map((s) => s.state),
       ["done", "done", "failed", "unreached", "unreached", "unreached", "unreached"],
     );
     assert.deepEqual(
-      stageStates(STAGES, "applying", "failed", ["patch_safety_assessed", "patch_apply_begin"]).map(
+      stageStates(STAGES, APPLYING, meaning(STATUS.failed), ["patch_safety_assessed", "patch_apply_begin"]).map(
         (s) => s.state,
       ),
       ["done", "done", "done", "done", "skipped", "failed", "unreached"],
     );
     // a result saved before stages said where a call stopped: the end is failed
     assert.deepEqual(
-      stageStates(STAGES, "done", "error", []).map((s) => s.state),
+      stageStates(STAGES, LAST, meaning(STATUS.error), []).map((s) => s.state),
       ["done", "done", "done", "skipped", "skipped", "skipped", "failed"],
     );
     // declined: asked, but nothing applied
@@ -368,23 +436,25 @@ describe("stageStates", () => {
       "patch_apply_end",
     ];
     assert.deepEqual(
-      stageStates(STAGES, "waiting for approval", "declined", declined).map((s) => s.state),
+      stageStates(STAGES, WAITING, meaning(STATUS.declined), declined).map((s) => s.state),
       ["done", "done", "done", "done", "failed", "unreached", "unreached"],
     );
     // while applying an auto-approved call, the approval stage is already known to be skipped
     assert.equal(
-      stageStates(STAGES, "applying", "", ["patch_safety_assessed", "patch_apply_begin"])[4].state,
+      stageStates(STAGES, APPLYING, meaning(STATUS.running), ["patch_safety_assessed", "patch_apply_begin"])[
+        STAGE_NAMES.indexOf(WAITING)
+      ].state,
       "skipped",
     );
   });
 
   test("unknown stage or no stages", () => {
     assert.deepEqual(
-      stageStates(STAGES, "nope", "").map((s) => s.state),
+      stageStates(STAGES, "nope", meaning(STATUS.running)).map((s) => s.state),
       STAGES.map(() => "todo"),
     );
     // @ts-expect-error robustness
-    assert.deepEqual(stageStates(undefined, "x", ""), []);
+    assert.deepEqual(stageStates(undefined, "x", meaning(STATUS.running)), []);
   });
 });
 
@@ -395,31 +465,32 @@ describe("text helpers", () => {
     assert.equal(formatOffset(NaN, 0), "");
   });
 
-  test("summaryText per status", () => {
+  test("summaryText: the form each status's meaning names", () => {
+    const label = (/** @type {string} */ status) => meaning(status).label;
+    const first = stageLabel(STAGES, "");
     assert.equal(
-      summaryText({ status: "", stage: "streaming", planned: { a: {} } }),
-      "streaming… 1 file planned, nothing written yet",
+      summaryText({ stage: first, planned: { a: {} } }, meaning(STATUS.running)),
+      `${first}… 1 file planned, nothing written yet`,
     );
-    assert.equal(summaryText({ status: "" }), "streaming…");
+    assert.equal(summaryText({ stage: first }, meaning(STATUS.running)), `${first}…`);
     assert.equal(
-      summaryText({ status: "awaiting-approval", approval: { files: ["a", "b"] } }),
+      summaryText({ approval: { files: ["a", "b"] } }, meaning(STATUS.awaiting)),
       "waiting for approval of 2 files; nothing written yet",
     );
+    assert.equal(summaryText({ proposed: { a: {} } }, meaning(STATUS.dryRun)), "dry run: 1 file verified, nothing written");
+    assert.equal(summaryText({ delta: { changes: [{}, {}] } }, meaning(STATUS.completed)), "2 files changed");
     assert.equal(
-      summaryText({ status: "dry-run", proposed: { a: {} } }),
-      "dry run: 1 file verified, nothing written",
+      summaryText({ proposed: { a: {}, b: {} }, delta: { changes: [{}], exact: false } }, meaning(STATUS.failed)),
+      `${label(STATUS.failed)}: 1 of 2 files committed (inexact: a lower bound)`,
     );
-    assert.equal(summaryText({ status: "completed", delta: { changes: [{}, {}] } }), "2 files changed");
+    assert.equal(summaryText({}, meaning(STATUS.declined)), `${label(STATUS.declined)}: nothing written`);
     assert.equal(
-      summaryText({ status: "failed", proposed: { a: {}, b: {} }, delta: { changes: [{}], exact: false } }),
-      "failed: 1 of 2 files committed (inexact: a lower bound)",
+      summaryText({ error: "Failed to find expected lines in a:\nx" }, meaning(STATUS.error)),
+      `${label(STATUS.error)}: Failed to find expected lines in a:`,
     );
-    assert.equal(summaryText({ status: "declined" }), "declined: nothing written");
-    assert.equal(
-      summaryText({ status: "error", error: "Failed to find expected lines in a:\nx" }),
-      "error: Failed to find expected lines in a:",
-    );
-    assert.equal(summaryText({ status: "rejected" }), "rejected");
+    assert.equal(summaryText({}, meaning(STATUS.error)), label(STATUS.error));
+    // a status Python does not know is shown as itself, its error's first line after it
+    assert.equal(summaryText({ error: "boom\nmore" }, meaning("new-status")), "new-status: boom");
   });
 
   test("lineCount", () => {
@@ -604,8 +675,7 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 /** The initial state a freshly created Python widget syncs. */
 function initialState() {
   return {
-    stages: STAGES,
-    statuses: STATUSES,
+    vocabulary: VOCABULARY,
     title: "apply_patch call-1",
     call_id: "call-1",
     cwd: "/w",
@@ -613,18 +683,19 @@ function initialState() {
     patch_text: "",
     patch_truncated: false,
     current_line: 0,
-    stage: "streaming",
+    stage: FIRST,
     planned: {},
     safety: {},
     approval: {},
     proposed: {},
-    status: "",
+    status: STATUS.running,
     output: "",
     stdout: "",
     stderr: "",
     error: "",
     delta: {},
     turn_diff: "",
+    turn_diff_files: [],
     events: [],
     explanation: {},
   };
@@ -658,9 +729,9 @@ describe("render", () => {
   test("never throws on missing or malformed traits", async () => {
     for (const state of [
       {},
+      { vocabulary: { statuses: [1], unknown: "x", stages: [null, { name: 5 }, { label: "x" }] } },
       {
-        stages: null,
-        statuses: 3,
+        vocabulary: 3,
         planned: [],
         proposed: "x",
         delta: { changes: "no" },
@@ -678,7 +749,7 @@ describe("render", () => {
       const model = new FakeModel(state);
       const { root, cleanup } = mount(model);
       assert.equal(root.getAttribute("data-testid"), "applypatch-widget");
-      model.set({ status: "failed", stage: "done", planned: { "a b": {} } });
+      model.set({ status: STATUS.failed, stage: LAST, planned: { "a b": {} } });
       await tick();
       assert.doesNotMatch(root.textContent, /\bnull\b|\bundefined\b|\[object |NaN/, JSON.stringify(state));
       cleanup();
@@ -728,8 +799,8 @@ describe("render", () => {
     assert.equal(planned.hidden, false);
     assert.match(planned.textContent, /planned, nothing written yet/);
     assert.match(planned.textContent, /Add.*a\.txt/);
-    model.set({ stage: "parsing" });
-    model.set({ stage: "done", status: "completed", current_line: 0 });
+    model.set({ stage: SECOND });
+    model.set({ stage: LAST, status: STATUS.completed, current_line: 0 });
     await tick();
     const history = JSON.parse(root.getAttribute("data-history") ?? "[]");
     assert.deepEqual(
@@ -738,14 +809,14 @@ describe("render", () => {
     );
     assert.deepEqual(
       history.filter((/** @type {any} */ e) => e.k === "stage").map((/** @type {any} */ e) => e.v),
-      ["streaming", "parsing", "done"],
+      [FIRST, SECOND, LAST],
     );
     assert.deepEqual(
       history.filter((/** @type {any} */ e) => e.k === "status").map((/** @type {any} */ e) => e.v),
-      ["", "completed"],
+      [STATUS.running, STATUS.completed],
     );
-    assert.equal(root.byTestId("applypatch-status").textContent, "completed");
-    assert.equal(root.getAttribute("data-status"), "completed");
+    assert.equal(root.byTestId("applypatch-status").textContent, meaning(STATUS.completed).label);
+    assert.equal(root.getAttribute("data-status"), STATUS.completed);
     assert.equal(root.byClass("applypatch-current").length, 0);
   });
 
@@ -754,14 +825,16 @@ describe("render", () => {
     const { root } = mount(model);
     const text = Array.from({ length: 20000 }, (_, i) => `+line ${i}`).join("\n");
     model.set({ patch_text: text, patch_truncated: true, current_line: 0 });
-    const diff = Array.from({ length: 50 }, (_, f) =>
-      [
+    const blocks = Array.from({ length: 50 }, (_, f) => ({
+      old_path: `f${f}`,
+      path: `f${f}`,
+      diff: [
         `diff --git a/f${f} b/f${f}`,
         "@@ -1 +1,500 @@",
         ...Array.from({ length: 500 }, (_, i) => `+x${i}`),
-      ].join("\n"),
-    ).join("\n");
-    model.set({ turn_diff: diff });
+      ].join("\n") + "\n",
+    }));
+    model.set({ turn_diff: blocks.map((b) => b.diff).join(""), turn_diff_files: blocks });
     await tick();
     const patch = root.byTestId("applypatch-patch-text");
     assert.equal(patch.byClass("applypatch-line").length, LIMITS.patchLines);
@@ -779,8 +852,8 @@ describe("render", () => {
     const box = root.byClass("applypatch-approval")[0];
     assert.equal(box.hidden, true);
     model.set({
-      status: "awaiting-approval",
-      stage: "waiting for approval",
+      status: STATUS.awaiting,
+      stage: WAITING,
       approval: { files: ["/w/a.txt", "/elsewhere/b"], reason: null, retry: false, cwd: "/w" },
     });
     await tick();
@@ -815,7 +888,7 @@ describe("render", () => {
     assert.match(box.textContent, /sandbox denied a write/);
     root.byTestId("applypatch-approve-session").click();
     assert.deepEqual(model.sent.at(-1), { type: "approval", decision: "approve-for-session" });
-    model.set({ approval: {}, status: "completed", stage: "done" });
+    model.set({ approval: {}, status: STATUS.completed, stage: LAST });
     await tick();
     assert.equal(box.hidden, true);
   });
@@ -824,8 +897,8 @@ describe("render", () => {
     const model = new FakeModel(initialState());
     const { root } = mount(model);
     model.set({
-      status: "failed",
-      stage: "done",
+      status: STATUS.failed,
+      stage: LAST,
       stderr: "Failed to write file /w/n/m2.txt\n",
       proposed: {
         "/w/x.txt": { type: "add", content: "hello\n" },
@@ -851,7 +924,7 @@ describe("render", () => {
     assert.match(delta.textContent, /inexact/);
     assert.match(delta.textContent, /✗ not written/);
     assert.match(root.textContent, /stderr.*Failed to write file/s);
-    assert.equal(root.byTestId("applypatch-status").textContent, "failed");
+    assert.equal(root.byTestId("applypatch-status").textContent, meaning(STATUS.failed).label);
     const stages = root.byTestId("applypatch-stage").byClass("applypatch-stage-failed");
     assert.equal(stages.length, 1);
   });
@@ -862,7 +935,7 @@ describe("render", () => {
     const ex = root.byTestId("applypatch-explanation");
     assert.equal(ex.hidden, true);
     model.set({
-      status: "error",
+      status: STATUS.error,
       delta: { changes: [], exact: true },
       explanation: {
         path: "/w/e.py",
@@ -954,7 +1027,7 @@ describe("render", () => {
     const patch = root.byTestId("applypatch-patch-text");
     const planned = root.byTestId("applypatch-planned");
     assert.equal(patch.getAttribute("open"), "");
-    model.set({ status: "completed", stage: "done" });
+    model.set({ status: STATUS.completed, stage: LAST });
     await tick();
     assert.equal(patch.open, false);
     assert.equal(planned.open, false);
@@ -963,12 +1036,12 @@ describe("render", () => {
     const second = mount(other);
     const summary = second.root.byTestId("applypatch-patch-text").firstElementChild;
     summary?.click();
-    other.set({ status: "failed", stage: "done" });
+    other.set({ status: STATUS.failed, stage: LAST });
     await tick();
     assert.notEqual(second.root.byTestId("applypatch-patch-text").open, false);
 
     // a view made after the end starts folded
-    const done = mount(new FakeModel({ ...initialState(), status: "completed", stage: "done" }));
+    const done = mount(new FakeModel({ ...initialState(), status: STATUS.completed, stage: LAST }));
     assert.equal(done.root.byTestId("applypatch-patch-text").getAttribute("open"), null);
     assert.equal(done.root.byTestId("applypatch-turn-diff").getAttribute("open"), "");
   });
@@ -988,8 +1061,8 @@ describe("render", () => {
     const { root } = mount(model);
     model.set({
       safety: { decision: "auto-approve", reason: null, sandboxed: true },
-      status: "dry-run",
-      stage: "done",
+      status: STATUS.dryRun,
+      stage: LAST,
       proposed: { "/w/a": { type: "delete", content: "" } },
       delta: { changes: [], exact: true },
     });
@@ -999,9 +1072,291 @@ describe("render", () => {
     const delta = root.byTestId("applypatch-delta");
     assert.match(delta.textContent, /nothing written/);
     assert.doesNotMatch(delta.textContent, /exact:/);
-    assert.equal(root.byTestId("applypatch-status").className.includes("applypatch-status-dry-run"), true);
+    const status = root.byTestId("applypatch-status");
+    assert.ok(status.className.includes(`applypatch-tone-${meaning(STATUS.dryRun).tone}`), status.className);
+    assert.equal(status.getAttribute("data-status"), STATUS.dryRun);
     model.set({ status: "bogus" });
     await tick();
-    assert.ok(root.byTestId("applypatch-status").className.includes("applypatch-status-unknown"));
+    assert.equal(status.textContent, "bogus");
+    assert.ok(status.className.includes("applypatch-status-unknown"));
+    assert.ok(status.className.includes(`applypatch-tone-${VOCABULARY.unknown.tone}`));
+  });
+});
+
+// ------------------------------------------------------------------- the vocabulary Python sends
+
+describe("vocabulary", () => {
+  test(`the vocabulary from ${VOCABULARY_SOURCE} is Python's, with a meaning per status`, () => {
+    assert.ok(Object.keys(VOCABULARY.statuses).length >= 8, JSON.stringify(VOCABULARY));
+    for (const [status, m] of Object.entries(VOCABULARY.statuses)) {
+      const read = statusMeaning(VOCABULARY, status);
+      assert.equal(read.known, true, status);
+      assert.equal(read.label, m.label, status);
+      assert.ok(SUMMARY_FORMS.includes(m.summary), `${status}: summary form ${m.summary} is not rendered`);
+    }
+    assert.ok(STAGES.length >= 2 && STAGES.every((s) => s.label), JSON.stringify(STAGES));
+  });
+
+  test("widget.css styles every tone Python sends and names no status or safety decision", () => {
+    const css = readFileSync(path.join(REPO, "js", "widget.css"), "utf8");
+    const tones = new Set([...Object.values(VOCABULARY.statuses), VOCABULARY.unknown].map((m) => m.tone));
+    for (const tone of tones) assert.match(css, new RegExp(`\\.applypatch-tone-${tone}\\b`), tone);
+    for (const { tone } of Object.values(VOCABULARY.safety)) {
+      assert.match(css, new RegExp(`\\.applypatch-safety-tone-${tone}\\b`), tone);
+    }
+    for (const decision of Object.keys(VOCABULARY.safety)) {
+      assert.doesNotMatch(css, new RegExp(`applypatch-safety-${decision}\\b`), decision);
+    }
+    for (const status of Object.keys(VOCABULARY.statuses).filter(Boolean)) {
+      assert.doesNotMatch(css, new RegExp(`applypatch-status-${status}\\b`), status);
+    }
+  });
+
+  test("statusMeaning: an unknown status is shown as itself; no vocabulary, only the contract", () => {
+    const odd = statusMeaning(VOCABULARY, "new-status");
+    assert.equal(odd.known, false);
+    assert.equal(odd.label, "new-status");
+    assert.equal(odd.tone, VOCABULARY.unknown.tone);
+    assert.equal(odd.terminal, true);
+    const none = statusMeaning(undefined, "");
+    assert.equal(none.terminal, false);
+    assert.equal(none.known, true); // nothing to compare with: not flagged unknown
+    assert.equal(statusMeaning(null, "x").terminal, true);
+    assert.equal(statusMeaning({ statuses: { x: { tone: "evil class" } } }, "x").tone, "neutral");
+  });
+
+  test("stageList and stageLabel", () => {
+    const stages = stageList({
+      stages: [null, { name: "" }, { name: "a" }, { name: "b", label: "Bee", evidence: "e", writes: true }],
+    });
+    assert.deepEqual(stages, [
+      { name: "a", label: "a", evidence: null, writes: false },
+      { name: "b", label: "Bee", evidence: "e", writes: true },
+    ]);
+    assert.equal(stageLabel(stages, "b"), "Bee");
+    assert.equal(stageLabel(stages, ""), "a");
+    assert.equal(stageLabel(stages, "zz"), "zz");
+    assert.deepEqual(stageList(7), []);
+  });
+
+  test("a status renamed in Python renders from its meaning: the view keeps no list", async () => {
+    // Python renames `completed` to `finished` and relabels a stage: nothing in the view changes
+    const renamed = structuredClone(VOCABULARY);
+    renamed.statuses.finished = { ...renamed.statuses[STATUS.completed], label: "finished" };
+    delete renamed.statuses[STATUS.completed];
+    renamed.stages[0].label = "receiving";
+    // @ts-expect-error a fake document with the one method the widget uses
+    globalThis.document = { createElement: (tag) => new FakeElement(tag) };
+    try {
+      const model = new FakeModel({ ...initialState(), vocabulary: renamed });
+      const el = new FakeElement("div");
+      // @ts-expect-error fakes
+      widget.render({ model, el });
+      const root = /** @type {FakeElement} */ (el.firstElementChild);
+      assert.match(root.byClass("applypatch-summary")[0].textContent, /^receiving…/);
+      model.set({ stage: LAST, status: "finished", delta: { changes: [{ type: "add", path: "/w/a" }], exact: true } });
+      await tick();
+      const status = root.byTestId("applypatch-status");
+      assert.equal(status.textContent, "finished");
+      assert.ok(status.className.includes(`applypatch-tone-${meaning(STATUS.completed).tone}`));
+      assert.ok(!status.className.includes("unknown"));
+      assert.equal(root.byTestId("applypatch-stage").byClass("applypatch-stage-failed").length, 0);
+      assert.match(root.textContent, /1 file changed/);
+      assert.equal(root.byTestId("applypatch-patch-text").open, false); // terminal: folded
+    } finally {
+      // @ts-expect-error cleanup
+      delete globalThis.document;
+    }
+  });
+});
+
+// ------------------------------------------------------------------------- each section alone
+
+describe("sections", () => {
+  beforeEach(() => {
+    // @ts-expect-error a fake document with the one method the widget uses
+    globalThis.document = { createElement: (tag) => new FakeElement(tag) };
+  });
+  afterEach(() => {
+    // @ts-expect-error cleanup
+    delete globalThis.document;
+  });
+  /** @param {any} el @returns {FakeElement} */
+  const fake = (el) => el;
+
+  test("SECTION_STATE reads only traits whose change re-renders that section", () => {
+    for (const [name, read] of Object.entries(SECTION_STATE)) {
+      /** @type {Set<string>} */
+      const traits = new Set();
+      read((trait) => {
+        traits.add(trait);
+        return initialState()[/** @type {keyof ReturnType<typeof initialState>} */ (trait)];
+      });
+      assert.ok(traits.size > 0, name);
+      for (const trait of traits) {
+        const feeds = /** @type {Record<string, string[]>} */ (DEPENDENTS)[trait] ?? [];
+        assert.ok(feeds.includes(name), `${name} reads ${trait}, but a change of ${trait} does not re-render it`);
+      }
+    }
+    const sections = new Set(Object.values(DEPENDENTS).flat());
+    assert.deepEqual([...sections].sort(), Object.keys(SECTION_STATE).sort());
+  });
+
+  test("header: the label and tone of the status, the summary, the working directory", () => {
+    const header = headerSection();
+    const m = meaning(STATUS.awaiting);
+    header.update({ title: "", dryRun: true, status: STATUS.awaiting, meaning: m, summary: "waiting…", cwd: "/w" });
+    const el = fake(header.el);
+    assert.equal(el.byClass("applypatch-title")[0].textContent, "apply_patch");
+    assert.equal(el.byClass("applypatch-badge-dry")[0].hidden, false);
+    assert.equal(el.byTestId("applypatch-status").textContent, m.label);
+    assert.equal(el.byTestId("applypatch-status").className, `applypatch-status applypatch-tone-${m.tone}`);
+    assert.equal(el.byClass("applypatch-summary")[0].textContent, "waiting…");
+    assert.equal(fake(header.cwd).textContent, "in /w");
+  });
+
+  test("stages: labels from Python, states from the status's meaning", () => {
+    const stages = stagesSection();
+    stages.update({ stages: STAGES, stage: THIRD, meaning: meaning(STATUS.error), eventTypes: [] });
+    const items = fake(stages.el).byClass("applypatch-stage");
+    assert.deepEqual(
+      items.map((li) => li.textContent),
+      STAGES.map((s) => s.label),
+    );
+    assert.deepEqual(
+      items.map((li) => li.className.split("applypatch-stage-")[1]),
+      ["done", "done", "failed", ...STAGES.slice(3).map(() => "unreached")],
+    );
+    assert.equal(items[3].getAttribute("title"), "not reached: the call stopped before");
+    assert.equal(stages.el.getAttribute("data-stage"), THIRD);
+  });
+
+  test("safety: hidden until decided; decision, sandbox and reason", () => {
+    const safety = safetySection();
+    const meanings = VOCABULARY.safety;
+    safety.update({ safety: {}, meanings });
+    assert.equal(safety.el.hidden, true);
+    const [decision, m] = Object.entries(meanings).find(([, v]) => v.tone === "waiting") ?? [];
+    assert.ok(decision && m, "no safety decision waits for the user");
+    safety.update({ safety: { decision, reason: "outside the workspace", sandboxed: false }, meanings });
+    assert.equal(safety.el.hidden, false);
+    assert.equal(fake(safety.el).textContent, `safety: ${m.label}outside the workspace`);
+    assert.equal(fake(safety.el).byClass("applypatch-safety-tone-waiting").length, 1);
+    // a decision Python does not know is shown as itself, neutral
+    safety.update({ safety: { decision: "new", sandboxed: true }, meanings });
+    assert.equal(fake(safety.el).textContent, "safety: newsandboxed");
+    assert.equal(fake(safety.el).byClass("applypatch-safety-tone-neutral").length, 1);
+  });
+
+  test("approval: a click sends once; the same request keeps the buttons off; dispose", () => {
+    /** @type {string[]} */
+    const sent = [];
+    const approval = approvalSection((d) => sent.push(d));
+    const el = fake(approval.el);
+    const request = { files: ["/w/a", "/w/b"], reason: null, retry: false };
+    approval.update({ approval: request, cwd: "/w" });
+    assert.equal(el.hidden, false);
+    assert.match(el.textContent, /Approve this patch\?It writes 2 paths:ab/);
+    el.byTestId("applypatch-decline").click();
+    el.byTestId("applypatch-approve").click();
+    assert.deepEqual(sent, ["decline"]);
+    approval.update({ approval: { ...request }, cwd: "/w" });
+    assert.equal(el.byTestId("applypatch-approve").disabled, true);
+    approval.update({ approval: {}, cwd: "/w" });
+    assert.equal(el.hidden, true);
+    approval.update({ approval: request, cwd: "/w" }); // asked again after it went away
+    assert.equal(el.byTestId("applypatch-approve").disabled, false);
+    approval.dispose();
+    el.byTestId("applypatch-approve").click();
+    assert.deepEqual(sent, ["decline"]);
+  });
+
+  test("result: error, stdout, stderr; the output only once the call has a status", () => {
+    const result = resultSection();
+    const state = { error: "", stdout: "", stderr: "", output: "Exit code: 0", hasStatus: false };
+    result.update(state);
+    assert.equal(result.el.hidden, true);
+    result.update({ ...state, error: "boom", stderr: "err\n", hasStatus: true });
+    const text = fake(result.el).textContent;
+    assert.equal(text, "error: boomstderrerr\noutput sent to the modelExit code: 0");
+  });
+
+  test("explanation: a pair row shows the pass, the differing characters, past the end", () => {
+    const row = fake(
+      explanationPairRow({
+        expected: "a\t",
+        actual: null,
+        line_number: 7,
+        pass_name: null,
+        expected_segments: [[true, "a\t"]],
+        actual_segments: [],
+      }),
+    );
+    assert.equal(row.className, "applypatch-ex-pair applypatch-ex-nomatch");
+    assert.equal(row.textContent, "7no matcha→(past the end of the file)");
+    const section = explanationSection();
+    section.update({ explanation: {}, cwd: "/w" });
+    assert.equal(section.el.hidden, true);
+    section.update({ explanation: { summary: "s", path: "/w/f.py", pairs: [], before: ["x"] }, cwd: "/w" });
+    assert.equal(section.el.hidden, false);
+    assert.match(fake(section.el).textContent, /f\.py.*s.*line.*x/s);
+  });
+
+  test("patch: numbered lines, the streamed one highlighted, the note", () => {
+    const patch = patchSection(true);
+    patch.update({ text: "a\nb\nc\n", current: 2, truncated: true });
+    const el = fake(patch.el);
+    assert.deepEqual(
+      el.byClass("applypatch-line").map((l) => l.textContent),
+      ["1a", "2b", "3c"],
+    );
+    assert.equal(el.byClass("applypatch-current")[0].getAttribute("data-line"), "2");
+    assert.match(el.textContent, /3 lines, streaming…, cut for display/);
+    assert.equal(el.getAttribute("open"), "");
+    assert.equal(fake(patchSection(false).el).getAttribute("open"), null);
+  });
+
+  test("planned: one row per planned change, relative paths", () => {
+    const planned = plannedSection(true);
+    planned.update({ planned: {}, cwd: "/w" });
+    assert.equal(planned.el.hidden, true);
+    planned.update({ planned: { "/w/a.txt": { type: "add", content: "x\n" }, "b.txt": { type: "delete" } }, cwd: "/w" });
+    const el = fake(planned.el);
+    assert.equal(el.hidden, false);
+    assert.deepEqual(
+      el.byClass("applypatch-change").map((r) => r.getAttribute("data-path")),
+      ["/w/a.txt", "b.txt"],
+    );
+    assert.match(el.textContent, / 2 files: planned, nothing written yet/);
+    assert.match(el.textContent, /Adda\.txt/);
+  });
+
+  test("changes: the exact line only once the call has ended, and not for a dry run", () => {
+    const changes = changesSection();
+    const state = {
+      proposed: { "/w/a": { type: "add" } },
+      delta: { changes: [{ type: "add", path: "/w/a" }], exact: true },
+    };
+    changes.update({ ...state, meaning: meaning(STATUS.running), cwd: "/w" });
+    const el = fake(changes.el);
+    assert.equal(el.byClass("applypatch-exact").length, 0);
+    changes.update({ ...state, meaning: meaning(STATUS.completed), cwd: "/w" });
+    assert.equal(el.byClass("applypatch-exact").length, 1);
+    assert.match(el.textContent, / 1 verified, 1 committed/);
+    changes.update({ ...state, meaning: meaning(STATUS.dryRun), cwd: "/w" });
+    assert.equal(el.byClass("applypatch-exact").length, 0);
+  });
+
+  test("TurnDiff and timeline", () => {
+    const turn = turnDiffSection();
+    turn.update({ diff: "", blocks: [] });
+    assert.equal(turn.el.hidden, true);
+    const diff = "diff --git a/x b/x\n@@ -1 +1 @@\n-a\n+b\n";
+    turn.update({ diff, blocks: [{ old_path: "x", path: "x", diff }] });
+    assert.match(fake(turn.el).textContent, / 1 file in this turnx \+1 -1/);
+    const events = eventsSection();
+    events.update({ events: [{ type: "a", time: 1, summary: "first" }, { type: "b", time: 1.5 }] });
+    assert.equal(fake(events.el).byClass("applypatch-time").map((t) => t.textContent).join(" "), "+0.000s +0.500s");
+    assert.match(fake(events.el).textContent, / 2 events/);
   });
 });

@@ -1,9 +1,17 @@
-"""The scenario format (reference's, plus our optional ``expected-lf/``), found in place."""
+"""The scenario format (reference's, plus our optional ``expected-lf/``), found in place.
+
+The reference's scenarios are read from ``../shared`` beside the checkout, never copied here;
+without that folder only ours are found, and the tests marked ``reference`` are skipped (see
+tests/conftest.py).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 REFERENCE_SCENARIOS = REPO.parent / "shared" / "conformance" / "codex-scenarios"
@@ -49,12 +57,12 @@ class Scenario:
 
 
 def find_scenarios() -> list[Scenario]:
-    if not REFERENCE_SCENARIOS.is_dir():
-        raise FileNotFoundError(
-            f"reference scenarios not found at {REFERENCE_SCENARIOS}: ../shared must be beside "
-            "the checkout"
-        )
-    found = [Scenario("reference", p) for p in sorted(REFERENCE_SCENARIOS.iterdir()) if p.is_dir()]
+    """The reference's scenarios (when ``../shared`` is there), then ours."""
+    found = []
+    if REFERENCE_SCENARIOS.is_dir():
+        found += [
+            Scenario("reference", p) for p in sorted(REFERENCE_SCENARIOS.iterdir()) if p.is_dir()
+        ]
     if OUR_SCENARIOS.is_dir():
         found += [
             Scenario("ours", p)
@@ -62,3 +70,12 @@ def find_scenarios() -> list[Scenario]:
             if p.is_dir() and (p / "patch.txt").is_file()
         ]
     return found
+
+
+def reference_params(params: list[Any]) -> list[Any]:
+    """``params`` for a test parametrized over the reference's scenarios only; without them, one
+    ``reference``-marked placeholder, so that the test is reported as skipped and says why
+    (instead of pytest's "got empty parameter set")."""
+    if params:
+        return params
+    return [pytest.param(None, id="no-reference-scenarios", marks=pytest.mark.reference)]

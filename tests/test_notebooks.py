@@ -24,6 +24,9 @@ from nbclient.exceptions import CellExecutionError
 
 from applypatch_ext.jupyter.display import STATUS_TEXT
 
+# A kernel per notebook (~15 s): make test runs them, make check does not.
+pytestmark = pytest.mark.slow
+
 NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(path.name for path in NOTEBOOKS_DIR.glob("*.ipynb"))
 DATA_DIR = NOTEBOOKS_DIR / "data"

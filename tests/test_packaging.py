@@ -1,16 +1,30 @@
-"""The wheel ships the package with its front end (js/ inside the package)."""
+"""The wheel ships the package with its front end (js/ inside the package), its type marker and
+its licence, and asks for no more than the magic and the widget import."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 import zipfile
+from email.parser import Parser
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
+#: Top-level import name -> distribution, for what the package may import outside the stdlib.
+RUNTIME = {
+    "IPython": "ipython",
+    "ipywidgets": "ipywidgets",
+    "anywidget": "anywidget",
+    "traitlets": "traitlets",
+}
 
 
-def test_wheel_contains_the_front_end_and_the_console_script(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
         [
             sys.executable,
@@ -22,12 +36,28 @@ def test_wheel_contains_the_front_end_and_the_console_script(tmp_path: Path) -> 
             "--no-build-isolation",
             "-q",
             "-w",
-            str(tmp_path),
+            str(out),
         ],
         check=True,
         capture_output=True,
     )
-    (wheel,) = tmp_path.glob("applypatch_ext-*.whl")
+    (built,) = out.glob("applypatch_ext-*.whl")
+    return built
+
+
+def metadata(wheel: Path) -> tuple[set[str], dict[str, list[str]]]:
+    """The wheel's file names, and its METADATA headers (each header's values, in order)."""
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        (meta,) = (n for n in names if n.endswith(".dist-info/METADATA"))
+        message = Parser().parsestr(archive.read(meta).decode())
+    headers: dict[str, list[str]] = {}
+    for key, value in message.items():
+        headers.setdefault(key, []).append(value)
+    return names, headers
+
+
+def test_wheel_contains_the_front_end_and_the_console_script(wheel: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         entry_points = next(n for n in names if n.endswith("entry_points.txt"))
@@ -36,3 +66,40 @@ def test_wheel_contains_the_front_end_and_the_console_script(tmp_path: Path) -> 
     assert "applypatch_ext/core/pipeline.py" in names
     assert not any(name.startswith("tests/") for name in names)
     assert "apply_patch = applypatch_ext.cli:run" in scripts
+
+
+def test_wheel_is_typed_and_licensed(wheel: Path) -> None:
+    names, headers = metadata(wheel)
+    assert "applypatch_ext/py.typed" in names
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), sorted(names)
+    assert headers["License-Expression"] == ["Apache-2.0"]
+
+
+def test_wheel_requires_only_what_the_magic_and_the_widget_import(wheel: Path) -> None:
+    _, headers = metadata(wheel)
+    requires = headers.get("Requires-Dist", [])
+    plain = sorted(r.split(">")[0].split("=")[0] for r in requires if ";" not in r)
+    assert plain == sorted(RUNTIME.values()), requires
+    # JupyterLab and the test and browser tools come only with an extra.
+    assert set(headers["Provides-Extra"]) == {"lab", "test", "browser"}
+    assert any(r.startswith("jupyterlab") and "'lab'" in r for r in requires), requires
+    assert any(r.startswith("playwright") and "'browser'" in r for r in requires), requires
+    assert not any(r.startswith(("jupyterlab", "notebook", "nbformat")) for r in plain)
+
+
+def test_the_package_imports_nothing_else_outside_the_standard_library() -> None:
+    """Every import in applypatch_ext/ is the standard library, the package itself, or one of the
+    runtime dependencies (so the dependency list above is complete)."""
+    outside: dict[str, str] = {}
+    for path in sorted((REPO / "applypatch_ext").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                tops = [alias.name.split(".")[0] for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                tops = [node.module.split(".")[0]]
+            else:
+                continue
+            for top in tops:
+                if top not in sys.stdlib_module_names and top != "applypatch_ext":
+                    outside[top] = str(path.relative_to(REPO))
+    assert set(outside) <= set(RUNTIME), outside

@@ -26,13 +26,19 @@ CASES = [
 ]
 
 
+@pytest.mark.reference
 def test_reference_suite_is_complete() -> None:
     reference = [s for s in SCENARIOS if s.origin == "reference"]
     assert len(reference) == 25, REFERENCE_SCENARIOS
+
+
+def test_our_suite_is_there() -> None:
     ours = [s for s in SCENARIOS if s.origin == "ours"]
     assert len(ours) >= 20
 
 
+# A process per case (~10 s in all): make test runs it; make check runs the same cases in process.
+@pytest.mark.slow
 @pytest.mark.parametrize(("scenario", "mode"), CASES)
 def test_cli(scenario: Scenario, mode: str, tmp_path: Path) -> None:
     work = tmp_path / "work"

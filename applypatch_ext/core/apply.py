@@ -207,6 +207,12 @@ def _apply_update(
         fs.remove_file(path, move_source=True)
     except OSError as exc:
         raise IoError(f"Failed to remove original {path}", exc) from exc
+    if dest == path:
+        # A move onto itself: like the reference, the file was written, then removed as the
+        # move's source. Say so: an update in place followed by the deletion of its result.
+        rec.changes[-1] = AppliedUpdate(path, None, original, None, new)
+        rec.changes.append(AppliedDelete(path, new))
+        return
     rec.changes[-1] = AppliedUpdate(path, dest, original, overwritten, new)
 
 

@@ -113,6 +113,9 @@ class FaultyFilesystem:
     :meth:`begin_attempt` replaces ``inner`` between attempts (sandboxed, then not); counters
     persist, so ``write:N`` counts the writes of the whole call. ``external`` is where a drift
     writes (the outside world, never a sandbox or a transaction journal).
+
+    ``read_only`` is a dry run's view: no fault fires (a drift would write the real file) and
+    every change is refused with ``EROFS``, whatever the faults, so nothing can be written.
     """
 
     def __init__(
@@ -122,8 +125,10 @@ class FaultyFilesystem:
         *,
         cancel: CancellationToken | None = None,
         external: Filesystem | None = None,
+        read_only: bool = False,
     ) -> None:
         self.inner = inner
+        self.read_only = read_only
         self.external = external if external is not None else inner
         self.faults = tuple(faults)
         self.cancel = cancel
@@ -150,6 +155,8 @@ class FaultyFilesystem:
         self.fired.append(fault.spec)
 
     def _mutation(self, path: str) -> None:
+        if self.read_only:
+            raise _io_error(path, errno.EROFS)
         self.mutations += 1
         for fault in self.faults:
             if fault.kind in ("kill", "stop") and fault.index == self.mutations:
@@ -189,7 +196,7 @@ class FaultyFilesystem:
 
     def _drift(self, fault: Fault, path: str, data: bytes | None = None) -> None:
         """Append the drift line to ``path`` once (``data``: its bytes, if just read)."""
-        if path in self._drifted:
+        if path in self._drifted or self.read_only:
             return
         if data is None:
             try:

@@ -191,6 +191,101 @@ def _check_path(path: str) -> None:
         raise UnencodablePathError()
 
 
+def make_dirs(path: str) -> None:
+    """``os.makedirs(path, exist_ok=True)`` without its recursion, one level per parent.
+
+    ``os.makedirs`` recurses once per missing parent, so a path of a few thousand nested
+    directories (still under PATH_MAX) raises ``RecursionError``; this walks up to the first
+    existing ancestor, then creates the missing ones downwards. The errors are makedirs's: a
+    component that is a file is ``FileExistsError``/``NotADirectoryError``, the leaf existing as
+    a non-directory is ``FileExistsError``.
+    """
+    missing: list[str] = []
+    current = path
+    while True:
+        try:
+            os.stat(current)
+        except FileNotFoundError:
+            parent = os.path.dirname(current)
+            missing.append(current)
+            if parent == current:
+                break
+            current = parent
+            continue
+        except NotADirectoryError:
+            # A parent is a file: let mkdir say so for the first missing level.
+            missing.append(current)
+            break
+        break
+    for directory in reversed(missing):
+        try:
+            os.mkdir(directory, 0o777)
+        except FileExistsError:
+            # Created meanwhile (a race, like makedirs tolerates) or a file in the way.
+            if not os.path.isdir(directory):
+                raise
+    if not missing and not os.path.isdir(path):
+        raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), path)
+
+
+def real_path(path: str) -> str:
+    """``os.path.realpath(path)`` (not strict) without its recursion.
+
+    Python 3.11's realpath recurses once per symlink met while resolving a symlink's target,
+    so a chain of a thousand links (``l1 -> l2 -> ...``) raises ``RecursionError``; this keeps
+    the components still to resolve on a stack instead. Same results: an existing component
+    that is a symlink is replaced by its resolved target, a missing one is kept as it is
+    (``..`` after it pops it), and a loop leaves the path as far as it got, the rest joined
+    lexically.
+    """
+    # The stack holds the components still to walk, next one last; ``None`` is followed by
+    # the symlink whose target has just been walked, to record what it resolved to.
+    stack: list[str | None] = list(reversed(path.split("/")))
+    current = "/" if path.startswith("/") else os.getcwd()
+    resolved: dict[str, str | None] = {}  # symlink -> its resolution (None: in progress)
+    querying = True
+    while stack:
+        name = stack.pop()
+        if name is None:
+            link = stack.pop()
+            assert link is not None
+            resolved[link] = current
+            continue
+        if name in ("", "."):
+            continue
+        if name == "..":
+            current = posixpath.dirname(current)
+            continue
+        candidate = posixpath.join(current, name)
+        if not querying:
+            current = candidate
+            continue
+        try:
+            info = os.lstat(candidate)
+        except OSError:  # missing (or unreadable): lexical, and the walk goes on
+            current = candidate
+            continue
+        if not stat.S_ISLNK(info.st_mode):
+            current = candidate
+            continue
+        if candidate in resolved:
+            known = resolved[candidate]
+            if known is not None:
+                current = known
+                continue
+            querying = False  # a loop: the rest stays lexical
+            current = candidate
+            continue
+        target = os.readlink(candidate)
+        resolved[candidate] = None
+        if target.startswith("/"):
+            current = "/"
+        stack.append(candidate)
+        stack.append(None)
+        stack.extend(reversed(target.split("/")))
+    return normalize_path(current)
+
+
 _KINDS: Final[dict[int, FileKind]] = {
     stat.S_IFREG: "file",
     stat.S_IFDIR: "dir",
@@ -243,7 +338,7 @@ class LocalFilesystem:
 
     def create_dirs(self, path: str) -> None:
         _check_path(path)
-        os.makedirs(path, exist_ok=True)
+        make_dirs(path)
 
     def remove_file(self, path: str, *, move_source: bool = False) -> None:
         _check_path(path)
@@ -261,7 +356,7 @@ class LocalFilesystem:
     def canonical_path(self, path: str) -> str:
         """``path`` with the symlinks of its existing components resolved, the rest lexical."""
         _check_path(path)
-        return os.path.realpath(path)
+        return real_path(path)
 
     def read_link(self, path: str) -> str:
         _check_path(path)

@@ -5,7 +5,8 @@ directories), the :class:`~.turn_diff.TurnDiffTracker`, the :class:`~.events.Eve
 the paths approved for the session. :meth:`Turn.call` starts an :class:`ApplyPatchCall`, which
 
 1. streams its input into the preview consumer (``PatchApplyUpdated`` events), then
-2. parses (a shell-form ``apply_patch <<'EOF'`` invocation is recognised), selects the
+2. parses (a shell-form ``apply_patch <<'EOF'`` invocation is recognised; its ``cd DIR`` only
+   moves where the patch's relative paths resolve, never the sandbox's roots), selects the
    environment, verifies (read only), assesses safety (``Reject``: no begin/end events),
 3. emits the FileChange begin event, asks for approval when needed, runs the attempt(s) - the
    first one sandboxed when the profile asks for it; a sandbox denial may be retried
@@ -73,9 +74,10 @@ from .safety import (
     Reject,
     SafetyCheck,
     assess_patch_safety,
-    writable_paths,
+    hunk_write_paths,
 )
 from .sandbox import (
+    GrantedFilesystem,
     NoFollowFilesystem,
     PermissionProfile,
     SandboxDenied,
@@ -124,6 +126,8 @@ PATCH_REJECTED: Final = "patch rejected: "
 REJECTED_BY_USER: Final = "patch rejected by user"
 ENVIRONMENT_UNAVAILABLE: Final = "apply_patch environment selection is unavailable for this turn"
 RETRY_REASON: Final = "the sandbox denied a write; retry without the sandbox?"
+PRE_HOOK_FAILED: Final = "pre-tool-use hook failed, nothing was written: "
+POST_HOOK_FAILED: Final = "post-tool-use hook failed after the call ran: "
 
 
 class Decision(StrEnum):
@@ -272,6 +276,9 @@ class CallResult:
     attempts: int = 0
     cwd: str = ""
     explanation: MatchExplanation | None = None
+    #: The shell form's ``cd`` directory, absolute (None without one): the patch's relative
+    #: paths resolve there, while ``cwd`` (the environment's) roots the sandbox.
+    workdir: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -291,6 +298,8 @@ class CallResult:
             "delta": self.delta.to_json(),
             "turn_diff": self.turn_diff,
             "attempts": self.attempts,
+            "cwd": self.cwd,
+            "workdir": self.workdir,
             "explanation": None if self.explanation is None else self.explanation.to_json(),
             "events": [e.to_json() for e in self.events],
         }
@@ -300,7 +309,8 @@ class CallResult:
 class _Prepared:
     parsed: ParsedPatch
     environment: str
-    cwd: str
+    cwd: str  # where the patch's relative paths resolve (the shell form's `cd` directory)
+    root: str  # the environment's working directory: the sandbox's and the approvals' root
     action: ApplyPatchAction
     safety: AutoApprove | AskUser
 
@@ -418,8 +428,9 @@ class ApplyPatchCall:
         self._delta = AppliedPatchDelta()
         self._attempts = 0
         self._cwd = turn.cwd
-        self._env_root = turn.cwd  # the environment's directory: an atomic journal's key
+        self._workdir: str | None = None
         self._faulty: FaultyFilesystem | None = None
+        self._dry_run = False  # set by dry_run(): the call's filesystem view is read only
 
     # -- input --------------------------------------------------------------------------------
 
@@ -503,19 +514,37 @@ class ApplyPatchCall:
             turn_diff=self.turn.tracker.get_unified_diff(),
             attempts=self._attempts,
             cwd=self._cwd,
+            workdir=self._workdir,
             **fields,
         )
 
     def _finish(self, result: CallResult) -> CallResult:
         hook = self.turn.post_tool_use
         if hook is not None:
-            replacement = hook(result)
+            # A hook that raises (or returns something that is not a text) cannot lose the
+            # result: the call fails with the hook's error, its delta still says what was written.
+            try:
+                replacement = hook(result)
+            except Exception as exc:  # any hook error becomes the call's error
+                return self._hook_failed(result, POST_HOOK_FAILED + _exception_text(exc))
+            if replacement is not None and not isinstance(replacement, str):
+                message = (
+                    f"{POST_HOOK_FAILED}it returned {type(replacement).__name__}; expected a str "
+                    "(the output to give the model instead) or None (keep the output)"
+                )
+                return self._hook_failed(result, message)
             if replacement is not None:
                 result = replace(result, output=replacement)
         if result.status != COMPLETED:
             return result  # its stage says where the call stopped
         self.stage = "done"
         return replace(result, stage="done")
+
+    def _hook_failed(self, result: CallResult, message: str) -> CallResult:
+        """The call as failed by a hook; what it had committed stays in ``result.delta``."""
+        if result.status not in (COMPLETED, FAILED) and result.error:
+            message = f"{message} (the call had ended {result.status}: {result.error})"
+        return replace(result, status=FAILED, output=message, error=message)
 
     # -- the pipeline ---------------------------------------------------------------------------
 
@@ -532,6 +561,7 @@ class ApplyPatchCall:
         self.finish_input()
         if self._steps is not None:
             raise RuntimeError("the call has already run")
+        self._dry_run = True
         prepared = self._prepare()
         if isinstance(prepared, CallResult):
             self.result = prepared
@@ -548,7 +578,17 @@ class ApplyPatchCall:
 
         hook = turn.pre_tool_use
         if hook is not None:
-            verdict = hook(text)
+            try:
+                verdict = hook(text)
+            except Exception as exc:  # any hook error becomes the call's error
+                message = PRE_HOOK_FAILED + _exception_text(exc)
+                return self._finish(self._result(FAILED, message, error=message))
+            if verdict is not None and not isinstance(verdict, HookBlock | str):
+                message = (
+                    f"{PRE_HOOK_FAILED}it returned {type(verdict).__name__}; expected a HookBlock "
+                    "(block the call), a str (the patch to run instead) or None (run it as is)"
+                )
+                return self._finish(self._result(FAILED, message, error=message))
             if isinstance(verdict, HookBlock):
                 message = f"blocked by hook: {verdict.reason}"
                 return self._finish(self._result(REJECTED, message, error=verdict.reason))
@@ -583,13 +623,26 @@ class ApplyPatchCall:
         if env_id is not None and env_id not in turn.environments:
             message = f"unknown turn environment id `{env_id}`"
             return self._finish(self._result(ERROR, message, error=message))
+        # The shell form's `cd DIR` only moves where the patch's relative paths resolve. The
+        # writable roots, the carve-outs and the cwd shown to the user stay the environment's
+        # (Codex assesses and sandboxes with the turn's cwd, not the action's): a patch must
+        # not choose its own sandbox (`cd .. &&`, `cd .git &&`).
         environment = env_id if env_id is not None else turn.primary
-        cwd = turn.environments[environment]
+        root = cwd = turn.environments[environment]
+        self._cwd = root
         if workdir is not None:
-            cwd = resolve_path(cwd, workdir)
-        self._cwd = cwd
+            try:
+                cwd = resolve_path(root, workdir)
+            except ApplyPatchError as exc:
+                message = VERIFICATION_FAILED + str(exc)
+                return self._finish(self._result(ERROR, message, error=str(exc)))
+            self._workdir = cwd
         self._faulty = FaultyFilesystem(
-            turn.fs, self._faults(cwd), cancel=self.cancel, external=turn.fs
+            turn.fs,
+            self._faults(root),
+            cancel=self.cancel,
+            external=turn.fs,
+            read_only=self._dry_run,
         )
 
         # 3. verify (read only)
@@ -612,7 +665,7 @@ class ApplyPatchCall:
 
         # 4. safety
         self.stage = "safety"
-        safety = assess_patch_safety(action, options.approval_policy, options.sandbox, cwd)
+        safety = assess_patch_safety(action, options.approval_policy, options.sandbox, root)
         self._safety = safety
         self._emit(
             PatchSafetyAssessed(
@@ -625,7 +678,7 @@ class ApplyPatchCall:
         if isinstance(safety, Reject):
             message = PATCH_REJECTED + safety.reason
             return self._finish(self._result(REJECTED, message, error=safety.reason))
-        return _Prepared(parsed, environment, cwd, action, safety)
+        return _Prepared(parsed, environment, cwd, root, action, safety)
 
     def _recover(self) -> CallResult | None:
         """Before anything else: an atomic call killed in the middle (its journal is still on
@@ -670,14 +723,14 @@ class ApplyPatchCall:
         if isinstance(prepared, CallResult):
             return prepared
         turn, options = self.turn, self.options
-        parsed, environment, cwd, action, safety = (
+        parsed, environment, cwd, root, action, safety = (
             prepared.parsed,
             prepared.environment,
             prepared.cwd,
+            prepared.root,
             prepared.action,
             prepared.safety,
         )
-        self._env_root = turn.environments[environment]
 
         # 5. begin
         changes = changes_to_json(action.changes)
@@ -685,12 +738,19 @@ class ApplyPatchCall:
             PatchApplyBegin(self.call_id, turn.turn_id, isinstance(safety, AutoApprove), changes)
         )
 
-        # 6. approval
-        keys = [(environment, p) for p in writable_paths(action)]
+        # 6. approval. Every request lists, and every grant covers, the paths the attempts can
+        # write, read from the hunks that will run (the runtime re-parses the canonical text):
+        # a folded map (--duplicates fold) may hide a move destination (spec 7.4). Computed
+        # only when someone is asked or a grant is given (an auto-approved call needs none).
+        paths: list[str] = []
+        keys: list[tuple[str, str]] = []
+        if isinstance(safety, AskUser):
+            paths = hunk_write_paths(parse_patch(parsed.patch).hunks, cwd)
+            keys = [(environment, p) for p in paths]
         approved = isinstance(safety, AskUser) and all(k in turn.session_approvals for k in keys)
         if isinstance(safety, AskUser) and not approved:
             self.stage = "waiting for approval"
-            decision = yield self._request(environment, cwd, action, changes, retry=False)
+            decision = yield self._request(environment, root, paths, action, changes, retry=False)
             self._emit(ApplyPatchApprovalDecision(self.call_id, decision.value))
             if decision is Decision.APPROVE_FOR_SESSION:
                 turn.session_approvals.update(keys)
@@ -711,8 +771,8 @@ class ApplyPatchCall:
         # writable roots is not denied there.
         self.stage = "applying"
         sandboxed = not options.sandbox.has_full_disk_write()
-        grants = writable_paths(action) if approved else []
-        outcome = self._attempt(parsed, cwd, sandboxed=sandboxed, approved=grants)
+        grants = paths if approved else []
+        outcome = self._attempt(parsed, cwd, root, sandboxed=sandboxed, approved=grants)
         if (
             outcome.error is not None
             and sandboxed
@@ -722,14 +782,18 @@ class ApplyPatchCall:
             # Denied anyway (a symlink leading out, a simulated denial): retry unsandboxed,
             # asking first unless the user already approved this call (Codex does not ask twice).
             retry = True
+            paths = paths or hunk_write_paths(parse_patch(parsed.patch).hunks, cwd)
             if not approved:
                 self.stage = "waiting for approval"
-                decision = yield self._request(environment, cwd, action, changes, retry=True)
+                decision = yield self._request(
+                    environment, root, paths, action, changes, retry=True
+                )
                 self._emit(ApplyPatchApprovalDecision(self.call_id, decision.value, retry=True))
                 retry = decision.approved
             if retry:
+                # Unsandboxed, but confined to the paths the request listed.
                 self.stage = "applying"
-                outcome = self._attempt(parsed, cwd, sandboxed=False)
+                outcome = self._attempt(parsed, cwd, root, sandboxed=False, approved=paths)
 
         if isinstance(outcome.error, CancelledError):
             # Like an aborted turn: no end event; what was written is tracked honestly.
@@ -760,6 +824,7 @@ class ApplyPatchCall:
         self,
         environment: str,
         cwd: str,
+        files: Sequence[str],
         action: ApplyPatchAction,
         changes: dict[str, dict[str, Any]],
         *,
@@ -770,7 +835,7 @@ class ApplyPatchCall:
             turn_id=self.turn.turn_id,
             environment_id=environment if self.turn.multi_environment else None,
             cwd=cwd,
-            files=tuple(writable_paths(action)),
+            files=tuple(files),
             patch=action.patch,
             changes=changes,
             reason=RETRY_REASON if retry else None,
@@ -780,21 +845,33 @@ class ApplyPatchCall:
         return request
 
     def _attempt(
-        self, parsed: ParsedPatch, cwd: str, *, sandboxed: bool, approved: Sequence[str] = ()
+        self,
+        parsed: ParsedPatch,
+        cwd: str,
+        root: str,
+        *,
+        sandboxed: bool,
+        approved: Sequence[str] = (),
     ) -> ApplyOutcome:
-        """Apply the whole canonical patch once; append its delta to the call's delta."""
+        """Apply the whole canonical patch once; append its delta to the call's delta.
+
+        Paths resolve against ``cwd``; the sandbox is rooted at ``root`` (the environment's
+        working directory). ``approved`` are the paths the user granted: writable in the
+        sandboxed attempt, and the only ones an unsandboxed retry may change.
+        """
         assert self._faulty is not None
         self._attempts += 1
         base: Filesystem = self.turn.fs
         journal = None
         if self.options.transaction is Transaction.ATOMIC:
-            journal = JournalingFilesystem(base, self._disk_journal())
+            journal = JournalingFilesystem(base, self._disk_journal(root))
             base = journal
         if sandboxed:
-            base = SandboxedFilesystem(base, self.options.sandbox, cwd, approved=approved)
+            base = SandboxedFilesystem(base, self.options.sandbox, root, approved=approved)
         elif not self.options.sandbox.has_full_disk_write():
-            # An escalated retry of a sandboxed call runs in no-follow mode (spec 5.6).
-            base = NoFollowFilesystem(base)
+            # An escalated retry of a sandboxed call runs in no-follow mode (spec 5.6), and
+            # changes nothing but the paths it was granted.
+            base = NoFollowFilesystem(GrantedFilesystem(base, approved))
         self._faulty.begin_attempt(base, sandboxed=sandboxed)
         hunks = parse_patch(parsed.patch).hunks  # the runtime re-parses the canonical text
         try:
@@ -827,9 +904,10 @@ class ApplyPatchCall:
         self._delta = self._delta.append(outcome.delta)
         return outcome
 
-    def _disk_journal(self) -> DiskJournal | None:
-        """The on-disk journal of an atomic attempt on the real disk (with the ``journal:``
-        fault, if set, making its write fail as a full disk does)."""
+    def _disk_journal(self, root: str) -> DiskJournal | None:
+        """The on-disk journal of an atomic attempt on the real disk, keyed by ``root`` (the
+        environment's working directory, where the next call looks for it), with the
+        ``journal:`` fault, if set, making its write fail as a full disk does."""
         if not isinstance(self.turn.fs, LocalFilesystem):
             return None
         assert self._faulty is not None
@@ -841,9 +919,7 @@ class ApplyPatchCall:
             faulty.fired.append(full.spec)
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-        return DiskJournal(
-            self._env_root, self.call_id, fail_write=None if full is None else disk_full
-        )
+        return DiskJournal(root, self.call_id, fail_write=None if full is None else disk_full)
 
     def _track(self, environment: str) -> None:
         """Feed the accumulated delta to the tracker; emit a TurnDiff under the rules of 6.5."""
@@ -875,6 +951,12 @@ class ApplyPatchCall:
             duration = self.turn.clock() - (self._started_at or self.turn.clock())
             output = model_output(exit_code or 0, stdout, stderr, duration)
         return self._finish(self._result(status, output, stdout=stdout, stderr=stderr, error=error))
+
+
+def _exception_text(exc: BaseException) -> str:
+    """``ValueError: text``, or the type alone when the exception has no text."""
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _is_sandbox_denial(error: ApplyPatchError) -> bool:

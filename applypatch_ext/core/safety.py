@@ -13,10 +13,12 @@ verification rejects duplicate paths by default for that reason.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, Literal, TypeAlias
 
-from .model import ApplyPatchAction, FileUpdate
+from .fs import resolve_path
+from .model import ApplyPatchAction, FileUpdate, Hunk, UpdateFile
 from .sandbox import SandboxPolicy
 
 EMPTY_PATCH_REASON: Final = "empty patch"
@@ -137,6 +139,25 @@ def writable_paths(action: ApplyPatchAction) -> list[str]:
         if isinstance(change, FileUpdate) and change.move_path is not None
     )
     return paths
+
+
+def hunk_write_paths(hunks: Iterable[Hunk], cwd: str) -> list[str]:
+    """Every path the hunks can write, resolved against ``cwd``: each hunk's path, then each
+    move destination, without repeats.
+
+    Unlike :func:`writable_paths` this reads the hunks that will run, not the proposed map, so
+    a path folded away by ``--duplicates fold`` (spec 7.4) is still listed. Without duplicate
+    hunks both give the same list in the same order. Raises ``InvalidPathError`` like
+    verification for a path no file name can hold.
+    """
+    hunks = list(hunks)
+    paths = [resolve_path(cwd, hunk.path) for hunk in hunks]
+    paths.extend(
+        resolve_path(cwd, hunk.move_path)
+        for hunk in hunks
+        if isinstance(hunk, UpdateFile) and hunk.move_path is not None
+    )
+    return list(dict.fromkeys(paths))
 
 
 def is_write_patch_constrained_to_writable_paths(

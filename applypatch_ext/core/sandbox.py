@@ -13,6 +13,9 @@ configured root that is itself a carve-out of another root is writable.
 symlinks, so a write through a link that leaves the roots is denied, as a kernel sandbox would
 deny it.
 
+:class:`NoFollowFilesystem` and :class:`GrantedFilesystem` together are the view of an
+unsandboxed retry: no symlink on the way, and no change outside the paths the user approved.
+
 This module does not decide whether a patch needs approval (that is :mod:`.safety`), and it is
 not a security boundary: it only confines writes that go through the view.
 """
@@ -352,6 +355,62 @@ class NoFollowFilesystem:
 
     def remove_dir(self, path: str) -> None:
         self._check(path)
+        self.inner.remove_dir(path)
+
+    def metadata(self, path: str, *, follow_symlinks: bool = True) -> FileMetadata:
+        return self.inner.metadata(path, follow_symlinks=follow_symlinks)
+
+
+#: Why :class:`GrantedFilesystem` refuses a change.
+NOT_GRANTED: Final = "not among the paths approved for this call"
+
+
+class GrantedFilesystem:
+    """The unsandboxed retry's confinement: changes only to the paths the user approved.
+
+    An escalated attempt runs without the sandbox view, but never beyond the approval that
+    allowed it: ``write_bytes`` and ``remove_file`` are allowed for a granted path, and
+    ``create_dirs`` and ``remove_dir`` for a directory above one (its missing parents);
+    anything else raises :class:`SandboxDenied` naming the path and the granted paths. The
+    check is lexical (``granted`` and the paths are absolute, or relative to ``cwd``); the
+    pipeline wraps it in a :class:`NoFollowFilesystem`, which refuses any symlink on the way,
+    so a lexical match is the file that is changed. Reads and metadata pass through.
+    """
+
+    def __init__(self, inner: Filesystem, granted: Iterable[str], cwd: str = "/") -> None:
+        self.inner = inner
+        self.cwd = normalize_path(cwd)
+        self.granted = tuple(
+            dict.fromkeys(normalize_path(posixpath.join(self.cwd, p)) for p in granted)
+        )
+        self._files = frozenset(self.granted)
+        self._dirs = frozenset(ancestor for p in self.granted for ancestor in _ancestors(p))
+        self.denials: list[str] = []
+
+    def _check(self, path: str, operation: str, allowed: frozenset[str]) -> None:
+        if normalize_path(posixpath.join(self.cwd, path)) in allowed:
+            return
+        self.denials.append(path)
+        shown = ", ".join(self.granted) if self.granted else "none"
+        raise SandboxDenied(path, f"{NOT_GRANTED} (approved: {shown})", operation)
+
+    def read_bytes(self, path: str) -> bytes:
+        return self.inner.read_bytes(path)
+
+    def write_bytes(self, path: str, data: bytes) -> None:
+        self._check(path, "writing", self._files)
+        self.inner.write_bytes(path, data)
+
+    def create_dirs(self, path: str) -> None:
+        self._check(path, "creating directory", self._dirs)
+        self.inner.create_dirs(path)
+
+    def remove_file(self, path: str, *, move_source: bool = False) -> None:
+        self._check(path, "removing", self._files)
+        self.inner.remove_file(path, move_source=move_source)
+
+    def remove_dir(self, path: str) -> None:
+        self._check(path, "removing directory", self._dirs)
         self.inner.remove_dir(path)
 
     def metadata(self, path: str, *, follow_symlinks: bool = True) -> FileMetadata:

@@ -20,7 +20,7 @@ through differing ``a/`` and ``b/`` paths, which ``git apply`` understands). It 
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final, TypeAlias
@@ -34,6 +34,7 @@ __all__ = [
     "DEFAULT_DIFF_TIMEOUT",
     "DEV_NULL",
     "REGULAR_FILE_MODE",
+    "FileDiff",
     "TurnDiffTracker",
     "find_display_root",
 ]
@@ -91,6 +92,21 @@ def _relative_to_root(path: str, root: str) -> str | None:
         # Empty components (`a//b`) vanish, as when Rust strips a path prefix.
         return path[len(base) :].lstrip(separators)
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class FileDiff:
+    """One file's block of the aggregate, with the paths it was rendered from.
+
+    ``old_path`` and ``path`` are the display paths of the left (baseline) and right (current)
+    sides; they differ only for a rename. Front ends label a block with these, never by parsing
+    the ``diff --git`` header, whose ``a/`` and ``b/`` paths are ambiguous once a name contains
+    `` b/``.
+    """
+
+    old_path: str
+    path: str
+    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +180,8 @@ class TurnDiffTracker:
         self._revision = 0
         self._rendered_revision = -1
         self._rendered: str | None = None
+        self._rendered_files: tuple[FileDiff, ...] = ()
+        self._files_revision = -1
         self._file_cache: dict[_CacheKey, _RenderedFile] = {}
         self._display_cache: dict[TrackedPath, str] = {}
         self._timed_out = False
@@ -247,6 +265,7 @@ class TurnDiffTracker:
         self._origin.clear()
         self._file_cache.clear()
         self._rendered = None
+        self._rendered_files = ()
         self._timed_out = False
         self._revision += 1
 
@@ -304,6 +323,25 @@ class TurnDiffTracker:
             self._rendered_revision = self._revision
         return self._rendered
 
+    def file_diffs(self) -> tuple[FileDiff, ...]:
+        """The blocks of :meth:`get_unified_diff`, in order, with their paths (empty when there
+        is no diff or the tracker is invalid); their texts joined are the aggregate.
+
+        Built on demand from the render cache (no file is diffed again), so that a turn whose
+        blocks nobody asks for does not keep them twice.
+        """
+        if self.get_unified_diff() is None:
+            return ()
+        if self._files_revision != self._revision:
+            files = []
+            for key, _, right_key, _, cache_key in self._walk():
+                text = self._file_cache[cache_key].text
+                if text is not None:
+                    files.append(FileDiff(self._display(key), self._display(right_key), text))
+            self._rendered_files = tuple(files)
+            self._files_revision = self._revision
+        return self._rendered_files
+
     def _display(self, key: TrackedPath) -> str:
         cached = self._display_cache.get(key)
         if cached is not None:
@@ -341,14 +379,15 @@ class TurnDiffTracker:
                 pairs[source] = dest
         return pairs
 
-    def _render(self) -> str | None:
+    def _walk(
+        self,
+    ) -> Iterator[tuple[TrackedPath, _Text | None, TrackedPath, _Text | None, _CacheKey]]:
+        """The file blocks of the aggregate in order (spec 8.4): left key and text, right key
+        and text, render-cache key."""
         pairs = self._rename_pairs()
         paired_destinations = set(pairs.values())
         keys = sorted(self._baseline.keys() | self._current.keys(), key=self._sort_key)
         handled: set[TrackedPath] = set()
-        blocks: list[str] = []
-        cache: dict[_CacheKey, _RenderedFile] = {}
-        timed_out = False
         for key in keys:
             if key in handled or key in paired_destinations:
                 continue
@@ -363,6 +402,13 @@ class TurnDiffTracker:
                 right_key,
                 None if right is None else right.revision,
             )
+            yield key, left, right_key, right, cache_key
+
+    def _render(self) -> str | None:
+        blocks: list[str] = []
+        cache: dict[_CacheKey, _RenderedFile] = {}
+        timed_out = False
+        for key, left, right_key, right, cache_key in self._walk():
             rendered = self._file_cache.get(cache_key)
             if rendered is None:
                 rendered = self._render_file(key, left, right_key, right)

@@ -15,13 +15,14 @@ does not use this step, exactly as upstream.
 
 from __future__ import annotations
 
+import posixpath
 from enum import StrEnum
 
 from .apply import read_file_to_update, read_text
 from .contents import derive_new_contents
 from .diff import unified_diff
 from .errors import InvalidPatchError, IoError
-from .fs import Filesystem, LocalFilesystem, resolve_path
+from .fs import Filesystem, LocalFilesystem, canonicalizer, resolve_path
 from .model import (
     AddFile,
     ApplyPatchAction,
@@ -56,6 +57,31 @@ def _read(fs: Filesystem, path: str, context: str) -> str:
         return read_text(fs, path)
     except (OSError, Utf8DecodeError) as exc:
         raise IoError(f"{context} {path}: {format_io_error(exc)}", exc) from exc
+
+
+def _refuse_move_onto_itself(
+    fs: Filesystem, written: str, move_written: str, source: str, dest: str
+) -> None:
+    """A move whose destination is its own source (``a.txt`` to ``a.txt`` or ``./a.txt``, or
+    a symlink leading back to the source): applying it writes the file, then removes it as the
+    source, so the file is lost. The standalone tool does that, like the reference; the
+    pipeline refuses it here, before anything is written."""
+    where = dest
+    if dest != source:
+        canonical = canonicalizer(fs)
+        if canonical is None:
+            return
+        # The removal unlinks the source entry itself: only its parents are resolved.
+        entry = posixpath.join(canonical(posixpath.dirname(source)), posixpath.basename(source))
+        real = canonical(dest)
+        if real != entry:
+            return
+        where = f"{dest}, which resolves to {real}"
+    raise InvalidPatchError(
+        f"`*** Update File: {written}` moves the file onto itself (`*** Move to: {move_written}` "
+        f"is {where}): applying it would delete {source}. Remove the `*** Move to:` line to "
+        "update the file in place, or move it to a different path"
+    )
 
 
 def verify_patch(
@@ -98,6 +124,8 @@ def verify_patch(
                     timeout=PROPOSED_DIFF_TIMEOUT,
                 )
                 dest = None if move_path is None else resolve_path(cwd, move_path)
+                if dest is not None and move_path is not None:
+                    _refuse_move_onto_itself(fs, hunk.path, move_path, path, dest)
                 change = FileUpdate(diff, dest, new)
         changes[path] = change
     return ApplyPatchAction(changes, parsed.patch, cwd, mode, parsed.hunks)

@@ -12,7 +12,6 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-_FILE_HEADER = re.compile(r"^diff --git ", re.MULTILINE)
 STATUS_TEXT = {
     "": "running",
     "completed": "completed",
@@ -32,16 +31,110 @@ _COLOURS = {
 }
 
 
-def split_turn_diff(diff: str) -> list[tuple[str, str]]:
-    """``(display path, text)`` per file of a TurnDiff."""
-    starts = [m.start() for m in _FILE_HEADER.finditer(diff)]
-    parts = []
-    for i, start in enumerate(starts):
-        text = diff[start : starts[i + 1] if i + 1 < len(starts) else len(diff)]
-        header = text.split("\n", 1)[0]
-        path = header.split(" b/", 1)[-1] if " b/" in header else header
-        parts.append((path, text))
-    return parts
+# -- making hostile text harmless ------------------------------------------------------------
+#
+# A file name or a file's content may hold anything. What these renderers show of them:
+#
+# * control characters are made visible, the same way in all three (text, Markdown, HTML): the
+#   C0 controls and DEL as their Unicode Control Pictures (ESC as ``␛``, CR as ``␍``, NUL as
+#   ``␀``, LF as ``␊`` inside a one-line field such as a path), the C1 controls, the bidi
+#   controls and the other invisible format characters as a Python escape (``\x9b``,
+#   ``\u202e``, ``\u200b``). Tabs stay; line feeds stay where a block has lines (stdout, a diff).
+#   So no ESC sequence, no CR overwrite, no bidi reordering reaches a terminal or a page.
+# * Markdown: inline code and fenced blocks use a backtick run longer than any in the text, so
+#   a backtick in a path or a ``\`\`\``` line in a file cannot end them, and text outside code is
+#   backslash-escaped, so that no ``<img onerror>`` or ``<script>`` is ever live once rendered.
+# * HTML: everything is escaped.
+
+_INVISIBLE: dict[int, str] = {i: chr(0x2400 + i) for i in range(0x20) if i != 0x09}
+_INVISIBLE[0x7F] = "\u2421"  # ␡
+_INVISIBLE.update({i: f"\\x{i:02x}" for i in range(0x80, 0xA0)})
+_INVISIBLE.update(
+    {
+        i: f"\\u{i:04x}"
+        for i in (
+            0x061C,  # arabic letter mark
+            *range(0x200B, 0x2010),  # zero-width space/joiners, LRM, RLM
+            0x2028,  # line separator
+            0x2029,  # paragraph separator
+            *range(0x202A, 0x202F),  # LRE, RLE, PDF, LRO, RLO
+            *range(0x2060, 0x2065),  # word joiner, invisible operators
+            *range(0x2066, 0x206A),  # LRI, RLI, FSI, PDI
+            0xFEFF,  # zero-width no-break space (BOM)
+        )
+    }
+)
+_INVISIBLE_KEEP_LINES = {k: v for k, v in _INVISIBLE.items() if k != 0x0A}
+_MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+_BACKTICKS = re.compile(r"`+")
+
+
+def visible(text: object) -> str:
+    """``text`` with every control character made visible, line feeds included (one line)."""
+    return str(text).translate(_INVISIBLE)
+
+
+def visible_lines(text: object) -> str:
+    """The same, keeping line feeds: for blocks that have lines (stdout, a diff)."""
+    return str(text).translate(_INVISIBLE_KEEP_LINES)
+
+
+def _longest_backtick_run(text: str) -> int:
+    return max((len(m.group()) for m in _BACKTICKS.finditer(text)), default=0)
+
+
+def md_code(text: object) -> str:
+    """An inline code span that nothing in ``text`` can close (CommonMark 6.1)."""
+    shown = visible(text)
+    if not shown:
+        return "` `"
+    ticks = "`" * (_longest_backtick_run(shown) + 1)
+    # One space each side is stripped by the renderer: pad when the text starts or ends with a
+    # backtick (else it would join the fence), or with spaces on both sides (else one is lost).
+    pad = (
+        " "
+        if shown[0] == "`"
+        or shown[-1] == "`"
+        or (shown[0] == " " and shown[-1] == " " and shown.strip(" "))
+        else ""
+    )
+    return f"{ticks}{pad}{shown}{pad}{ticks}"
+
+
+def md_fence(text: object, info: str = "") -> list[str]:
+    """A fenced code block (as lines) whose fence no line of ``text`` can close."""
+    shown = visible_lines(text)
+    fence = "`" * max(3, _longest_backtick_run(shown) + 1)
+    return [fence + info, *shown.split("\n"), fence]
+
+
+def md_text(text: object) -> str:
+    """Plain text for a Markdown paragraph: visible, every ASCII punctuation backslash-escaped
+    (so no ``<`` starts HTML, no ``*`` or ``[`` starts markup)."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", visible(text))
+
+
+def turn_diff_files(state: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(label, text)`` per file of the state's TurnDiff.
+
+    The paths come from the tracker (``turn_diff_files``: each block with the display paths it
+    was rendered from), never from the ``diff --git`` header, which is ambiguous once a path
+    contains `` b/``. A state without them shows the diff as one block.
+    """
+    files = state.get("turn_diff_files") or []
+    if files:
+        out = []
+        for file in files:
+            old, new = str(file.get("old_path", "")), str(file.get("path", ""))
+            out.append((new if old in ("", new) else f"{old} → {new}", str(file.get("diff", ""))))
+        return out
+    diff = str(state.get("turn_diff") or "")
+    return [("turn diff", diff)] if diff else []
+
+
+def turn_diff_files_json(files: Sequence[Any]) -> list[dict[str, str]]:
+    """:class:`~applypatch_ext.core.turn_diff.FileDiff` records as the plain JSON of a state."""
+    return [{"old_path": f.old_path, "path": f.path, "diff": f.text} for f in files]
 
 
 def _change_line(path: str, change: Mapping[str, Any]) -> str:
@@ -71,7 +164,7 @@ def _event_lines(events: Sequence[Mapping[str, Any]]) -> list[str]:
 
 def render_events_plain(events: Sequence[Mapping[str, Any]]) -> str:
     """A timeline as plain text: one line per event (time, type, summary)."""
-    return "\n".join(_event_lines(events)) or "No events yet."
+    return "\n".join(visible(line) for line in _event_lines(events)) or "No events yet."
 
 
 def _explanation_lines(explanation: Mapping[str, Any]) -> list[str]:
@@ -89,38 +182,41 @@ def render_plain(state: Mapping[str, Any]) -> str:
     """A terminal-friendly summary of the call."""
     status = str(state.get("status", ""))
     out = [
-        f"apply_patch {state.get('call_id', '')} in {state.get('cwd', '')}: "
-        f"{STATUS_TEXT.get(status, status)} (stage: {state.get('stage', '')})"
+        visible(
+            f"apply_patch {state.get('call_id', '')} in {state.get('cwd', '')}: "
+            f"{STATUS_TEXT.get(status, status)} (stage: {state.get('stage', '')})"
+        )
     ]
     safety = state.get("safety") or {}
     if safety:
         reason = f": {safety['reason']}" if safety.get("reason") else ""
-        out.append(f"safety: {safety.get('decision')}{reason}")
+        out.append(visible(f"safety: {safety.get('decision')}{reason}"))
     approval = state.get("approval") or {}
     if approval:
-        out.append("waiting for approval of: " + ", ".join(approval.get("files", [])))
+        files = ", ".join(visible(f) for f in approval.get("files", []))
+        out.append("waiting for approval of: " + files)
     proposed = state.get("proposed") or {}
     planned = state.get("planned") or {}
     if proposed:
         out.append("verified changes:")
-        out.extend(f"  {_change_line(p, c)}" for p, c in proposed.items())
+        out.extend(f"  {visible(_change_line(p, c))}" for p, c in proposed.items())
     elif planned:
         out.append("planned changes (nothing written yet):")
-        out.extend(f"  {_change_line(p, c)}" for p, c in planned.items())
+        out.extend(f"  {visible(_change_line(p, c))}" for p, c in planned.items())
     delta = state.get("delta") or {}
     if delta:
         out.append(f"committed (exact={delta.get('exact')}):")
-        out.extend(f"  {line}" for line in _delta_lines(delta) or ["nothing"])
+        out.extend(f"  {visible(line)}" for line in _delta_lines(delta) or ["nothing"])
     for name in ("stdout", "stderr", "error"):
         if state.get(name):
-            out.append(f"{name}: {str(state[name]).rstrip()}")
+            out.append(f"{name}: {visible_lines(str(state[name]).rstrip())}")
     explanation = state.get("explanation") or {}
     if explanation:
         out.append("why it did not match:")
-        out.extend(_explanation_lines(explanation))
+        out.extend(visible(line) for line in _explanation_lines(explanation))
     if state.get("turn_diff"):
         out.append("turn diff:")
-        out.append(str(state["turn_diff"]).rstrip("\n"))
+        out.append(visible_lines(str(state["turn_diff"]).rstrip("\n")))
     return "\n".join(out)
 
 
@@ -128,35 +224,42 @@ def render_markdown(state: Mapping[str, Any]) -> str:
     """Markdown for GitHub and nbconvert."""
     status = str(state.get("status", ""))
     out = [
-        f"**apply_patch** `{state.get('call_id', '')}`: **{STATUS_TEXT.get(status, status)}**"
-        f" (stage: {state.get('stage', '')})",
+        f"**apply_patch** {md_code(state.get('call_id', ''))}: "
+        f"**{md_text(STATUS_TEXT.get(status, status))}** "
+        f"(stage: {md_text(state.get('stage', ''))})",
         "",
     ]
     safety = state.get("safety") or {}
     if safety:
-        reason = f" ({safety['reason']})" if safety.get("reason") else ""
-        out += [f"- safety: `{safety.get('decision')}`{reason}"]
+        reason = f" ({md_text(safety['reason'])})" if safety.get("reason") else ""
+        out += [f"- safety: {md_code(safety.get('decision'))}{reason}"]
     proposed = state.get("proposed") or state.get("planned") or {}
     if proposed:
         label = "verified changes" if state.get("proposed") else "planned changes"
-        out += [f"- {label}: " + ", ".join(f"`{_change_line(p, c)}`" for p, c in proposed.items())]
+        out += [
+            f"- {label}: " + ", ".join(md_code(_change_line(p, c)) for p, c in proposed.items())
+        ]
     delta = state.get("delta") or {}
     if delta:
-        committed = ", ".join(f"`{line}`" for line in _delta_lines(delta)) or "nothing"
-        out += [f"- committed (exact={delta.get('exact')}): {committed}"]
+        committed = ", ".join(md_code(line) for line in _delta_lines(delta)) or "nothing"
+        out += [f"- committed (exact={md_text(delta.get('exact'))}): {committed}"]
     for name in ("stdout", "stderr"):
         if state.get(name):
-            out += ["", f"{name}:", "```", str(state[name]).rstrip(), "```"]
+            out += ["", f"{name}:", *md_fence(str(state[name]).rstrip())]
     explanation = state.get("explanation") or {}
     if explanation:
-        out += ["", "why it did not match:", "```", *_explanation_lines(explanation), "```"]
+        out += ["", "why it did not match:", *md_fence("\n".join(_explanation_lines(explanation)))]
     if state.get("turn_diff"):
-        out += ["", "turn diff:", "```diff", str(state["turn_diff"]).rstrip("\n"), "```"]
+        out += ["", "turn diff:", *md_fence(str(state["turn_diff"]).rstrip("\n"), "diff")]
     return "\n".join(out)
 
 
 def _esc(text: object) -> str:
-    return html.escape(str(text), quote=True)
+    return html.escape(visible(text), quote=True)
+
+
+def _esc_lines(text: object) -> str:
+    return html.escape(visible_lines(text), quote=True)
 
 
 def _diff_html(text: str) -> str:
@@ -210,24 +313,24 @@ def render_html(state: Mapping[str, Any]) -> str:
         )
     for name in ("stdout", "stderr"):
         if state.get(name):
-            parts.append(f"<div>{name}:<pre>{_esc(state[name])}</pre></div>")
+            parts.append(f"<div>{name}:<pre>{_esc_lines(state[name])}</pre></div>")
     explanation = state.get("explanation") or {}
     if explanation:
-        body = _esc("\n".join(_explanation_lines(explanation)))
+        body = _esc_lines("\n".join(_explanation_lines(explanation)))
         parts.append(f"<div>why it did not match:<pre>{body}</pre></div>")
-    diff = str(state.get("turn_diff") or "")
-    if diff:
+    blocks = turn_diff_files(state)
+    if blocks:
         files = "".join(
-            f"<details open><summary><code>{_esc(path)}</code></summary>{_diff_html(text)}"
+            f"<details open><summary><code>{_esc(label)}</code></summary>{_diff_html(text)}"
             "</details>"
-            for path, text in split_turn_diff(diff)
+            for label, text in blocks
         )
         parts.append(f"<div>turn diff:{files}</div>")
     events = state.get("events") or []
     if events:
         parts.append(
             "<details><summary>timeline</summary><pre>"
-            + _esc("\n".join(_event_lines(events)))
+            + _esc_lines("\n".join(_event_lines(events)))
             + "</pre></details>"
         )
     parts.append("</div>")

@@ -8,6 +8,7 @@ shown in the widget and in the result object.
 from __future__ import annotations
 
 import html
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -17,23 +18,30 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import display
 
+from ..core.errors import ApplyPatchError
 from ..core.pipeline import Decision, PipelineOptions
 from ..core.sandbox import PermissionProfile
 from ..core.text import LineEndings
 from ..core.transaction import Transaction
 from ..core.verify import DuplicatePaths
 from .display import (
+    md_code,
     render_events_plain,
     render_html,
     render_markdown,
     render_plain,
-    split_turn_diff,
+    turn_diff_files_json,
+    visible,
+    visible_lines,
 )
 from .session import SESSION, CallView, PatchCallResult, run_streamed, summarize_event
 from .widget import ApplyPatchWidget
 
 DEFAULT_STREAM_CHUNK = 24
 DEFAULT_STREAM_DELAY = 0.02
+#: The longest pause between two deltas (a longer one would only freeze the kernel; ``inf`` or
+#: ``1e308`` overflowed time.sleep after the call had started).
+MAX_STREAM_DELAY = 60.0
 APPROVE_CHOICES = ("ask", *(d.value for d in Decision))
 TURN_DIFF_INVALIDATED = (
     "The TurnDiff of this turn is unavailable: a call committed changes that its delta could "
@@ -56,13 +64,47 @@ def _options(args: Any, cwd: str) -> PipelineOptions:
             throttle_ms=args.throttle_ms,
             faults=args.fault or (),
         )
-    except ValueError as exc:
+    except (ValueError, ApplyPatchError) as exc:  # an InvalidPathError for a bad root
         raise UsageError(str(exc)) from None
 
 
-def _display_text(markdown: str) -> None:
+def _parse(magic: Any, name: str, line: str) -> Any:
+    """The magic's options, or ``UsageError``: IPython's splitter raises ``ValueError`` for an
+    unclosed quote."""
+    try:
+        return parse_argstring(magic, line)
+    except ValueError as exc:
+        raise UsageError(
+            f"{name}: cannot split the options {line!r}: {exc}; close every quote, or quote a "
+            "value that contains spaces with a matching pair of quotes"
+        ) from None
+
+
+def _reject_nul(args: Any) -> None:
+    """No option may hold a NUL byte: no path can, and no other value is valid with one."""
+    for name, value in vars(args).items():
+        values = value if isinstance(value, list) else [value]
+        for item in values:
+            if isinstance(item, str) and "\0" in item:
+                option = "--" + name.replace("_", "-") if name != "result" else "the result name"
+                raise UsageError(
+                    f"{option}: {item!r} contains a NUL byte, which no path or option value "
+                    "can hold"
+                )
+
+
+def _check_stream_delay(delay: float) -> None:
+    if not math.isfinite(delay) or not 0 <= delay <= MAX_STREAM_DELAY:
+        raise UsageError(
+            f"--stream-delay must be a number of seconds from 0 to {MAX_STREAM_DELAY:g}, "
+            f"got {delay!r}"
+        )
+
+
+def _display_text(markdown: str, plain: str | None = None) -> None:
     """A short message, with a plain-text copy for front ends without Markdown."""
-    display({"text/markdown": markdown, "text/plain": markdown.replace("`", "")}, raw=True)
+    text = markdown.replace("`", "") if plain is None else plain
+    display({"text/markdown": markdown, "text/plain": text}, raw=True)
 
 
 def _chunks(text: str, size: int) -> list[str]:
@@ -207,7 +249,11 @@ class ApplyPatchMagics(Magics):
             +hello
             *** End Patch
         """
-        args = parse_argstring(self.apply_patch, line)
+        args = _parse(self.apply_patch, "%%apply_patch", line)
+        _reject_nul(args)
+        if args.stream_chunk < 0 or args.stream_delay < 0:
+            raise UsageError("--stream-chunk and --stream-delay must be 0 or more")
+        _check_stream_delay(args.stream_delay)
         if not cell.strip():
             raise UsageError(
                 "%%apply_patch: the cell is empty; write a patch starting with '*** Begin Patch'"
@@ -218,8 +264,6 @@ class ApplyPatchMagics(Magics):
             raise UsageError(
                 f"--approve must be one of {', '.join(APPROVE_CHOICES)}, got {args.approve!r}"
             )
-        if args.stream_chunk < 0 or args.stream_delay < 0:
-            raise UsageError("--stream-chunk and --stream-delay must be 0 or more")
         if args.new_turn:
             SESSION.new_turn()
         turn = SESSION.turn_for(cwd, options)
@@ -267,7 +311,8 @@ class ApplyPatchMagics(Magics):
     @line_magic
     def apply_patch_turn(self, line: str) -> None:
         """Show the cumulative TurnDiff of the current turn (or reset, export, show events)."""
-        args = parse_argstring(self.apply_patch_turn, line)
+        args = _parse(self.apply_patch_turn, "%apply_patch_turn", line)
+        _reject_nul(args)
         turn = SESSION.turn
         if args.reset:
             SESSION.new_turn()
@@ -283,7 +328,13 @@ class ApplyPatchMagics(Magics):
                 target.write_text(diff, encoding="utf-8", newline="")
             except OSError as exc:
                 raise UsageError(f"--export: cannot write {target}: {exc.strerror}") from None
-            _display_text(f"TurnDiff written to `{target}` ({len(split_turn_diff(diff))} file(s)).")
+            except ValueError as exc:  # a file name that has no byte form (a lone surrogate)
+                raise UsageError(f"--export: cannot write {str(target)!r}: {exc}") from None
+            count = 0 if turn is None else len(turn.tracker.file_diffs())
+            _display_text(
+                f"TurnDiff written to {md_code(target)} ({count} file(s)).",
+                f"TurnDiff written to {visible(target)} ({count} file(s)).",
+            )
             return
         if args.events:
             recorded = [] if turn is None else turn.recorder.to_json()
@@ -306,13 +357,16 @@ class ApplyPatchMagics(Magics):
             "stage": "done",
             "status": "completed" if diff else "",
             "turn_diff": diff,
+            "turn_diff_files": turn_diff_files_json(
+                () if turn is None else turn.tracker.file_diffs()
+            ),
         }
         empty = TURN_DIFF_INVALIDATED if invalidated else "The turn has no changes."
         display(
             {
                 "text/html": render_html(state) if diff else f"<p>{html.escape(empty)}</p>",
                 "text/markdown": render_markdown(state) if diff else empty,
-                "text/plain": diff or empty,
+                "text/plain": visible_lines(diff) or empty,
             },
             raw=True,
         )

@@ -31,7 +31,8 @@ from ..core.pipeline import (
     PipelineOptions,
     Turn,
 )
-from .display import render_html, render_markdown, render_plain
+from ..core.turn_diff import TurnDiffTracker
+from .display import render_html, render_markdown, render_plain, turn_diff_files_json
 from .widget import ApplyPatchWidget
 
 #: At most this many characters of the patch text go to the browser (the call gets all).
@@ -121,12 +122,26 @@ def _pick(record: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
 class PatchCallResult:
     """What the magic stores in its ``result`` variable; updated when an approval resumes."""
 
-    def __init__(self, result: CallResult, decide: Callable[[str], None] | None = None) -> None:
-        self._result = result
+    def __init__(
+        self,
+        result: CallResult,
+        decide: Callable[[str], None] | None = None,
+        tracker: TurnDiffTracker | None = None,
+    ) -> None:
+        self._tracker = tracker
+        self._update(result)
         self._decide = decide
 
     def _update(self, result: CallResult) -> None:
         self._result = result
+        # The TurnDiff's blocks with their paths, from the tracker, while it still renders the
+        # diff this result holds (a later call of the turn changes it).
+        tracker = self._tracker
+        diff = result.turn_diff
+        if tracker is not None and diff is not None and tracker.get_unified_diff() == diff:
+            self._files = turn_diff_files_json(tracker.file_diffs())
+        else:
+            self._files = []
 
     def decide(self, decision: str) -> PatchCallResult:
         """Answer a pending approval from Python, as the widget's buttons do.
@@ -217,6 +232,7 @@ class PatchCallResult:
             "stderr": result.stderr,
             "error": result.error or "",
             "turn_diff": self.turn_diff,
+            "turn_diff_files": self._files,
             "explanation": self.explanation or {},
             "events": [{**e, "summary": summarize_event(e)} for e in self.events],
         }
@@ -295,7 +311,7 @@ class CallView:
 
     def _publish(self, core: CallResult) -> PatchCallResult:
         if self.result is None:
-            self.result = PatchCallResult(core, self.decide)
+            self.result = PatchCallResult(core, self.decide, self.call.turn.tracker)
         else:
             self.result._update(core)
         if core.status != AWAITING_APPROVAL:
@@ -312,6 +328,7 @@ class CallView:
                 widget.error = core.error or ""
                 widget.delta = state["delta"]
                 widget.turn_diff = state["turn_diff"]
+                widget.turn_diff_files = state["turn_diff_files"]
                 widget.explanation = state["explanation"]
                 widget.approval = state["approval"]
                 if core.proposed is not None:
@@ -347,6 +364,7 @@ class CallView:
                 widget.approval = {}
             elif kind == "turn_diff":
                 widget.turn_diff = event["unified_diff"]
+                widget.turn_diff_files = turn_diff_files_json(self.call.turn.tracker.file_diffs())
 
 
 class ApplyPatchSession:

@@ -14,9 +14,129 @@ from typing import Any
 import anywidget
 import traitlets
 
-from ..core.pipeline import CALL_STATUSES, STAGES
+from ..core.events import ApplyPatchApprovalRequest, PatchApplyBegin, PatchSafetyAssessed
+from ..core.pipeline import (
+    AWAITING_APPROVAL,
+    CALL_STATUSES,
+    CANCELLED,
+    COMPLETED,
+    DECLINED,
+    DRY_RUN,
+    ERROR,
+    FAILED,
+    REJECTED,
+    STAGES,
+)
+from ..core.safety import AskUser, AutoApprove, Reject
 from .assets import asset_path
 from .display import render_html, render_plain
+
+# The status trait while the call runs (it has no status yet).
+RUNNING = ""
+
+
+def _meaning(
+    label: str,
+    tone: str,
+    summary: str,
+    *,
+    terminal: bool = True,
+    wrote: bool = False,
+    success: bool = False,
+    dry_run: bool = False,
+    user_declined: bool = False,
+) -> dict[str, Any]:
+    return {
+        "label": label,
+        "tone": tone,
+        "terminal": terminal,
+        "wrote": wrote,
+        "success": success,
+        "dry_run": dry_run,
+        "user_declined": user_declined,
+        "summary": summary,
+    }
+
+
+def call_vocabulary() -> dict[str, Any]:
+    """What each call status and stage means to the front end (the ``vocabulary`` trait).
+
+    The front end branches on these meanings, never on a status or stage name, and its CSS
+    styles tones, so a renamed or added status is one change here. Per status:
+
+    - ``label``: the words shown; ``tone``: ``ok``, ``bad``, ``waiting``, ``neutral`` or
+      ``running`` (what the CSS styles);
+    - ``terminal``: the call will not change any more; ``wrote``: something can have been
+      written (a declined retry or a pending one may follow a sandboxed attempt that wrote);
+    - ``success``: the call went where it should (its last stage is done, not failed);
+      ``dry_run``: verified only, nothing written by design; ``user_declined``: the user said no;
+    - ``summary``: which form the header's one-line summary takes (``progress``,
+      ``approval``, ``verified-only``, ``changed``, ``committed-of-proposed``, ``nothing-written``
+      or ``error``).
+
+    ``unknown`` is the meaning of a status missing from the table (shown as itself). Per stage,
+    in order: its ``label``, the ``evidence`` (the event type that proves a call went through
+    a stage it may skip) and whether it ``writes``. Per safety decision: its ``label`` and
+    ``tone``.
+    """
+    return {
+        "statuses": _status_meanings(),
+        "unknown": _meaning("", "bad", "error", wrote=True),
+        "stages": _stage_meanings(),
+        "safety": _safety_meanings(),
+    }
+
+
+def _status_meanings() -> dict[str, dict[str, Any]]:
+    statuses = {
+        RUNNING: _meaning("running", "running", "progress", terminal=False, wrote=True),
+        COMPLETED: _meaning(COMPLETED, "ok", "changed", wrote=True, success=True),
+        FAILED: _meaning(FAILED, "bad", "committed-of-proposed", wrote=True),
+        DECLINED: _meaning(DECLINED, "bad", "nothing-written", wrote=True, user_declined=True),
+        REJECTED: _meaning(REJECTED, "bad", "error"),
+        ERROR: _meaning(ERROR, "bad", "error"),
+        CANCELLED: _meaning(CANCELLED, "bad", "committed-of-proposed", wrote=True),
+        AWAITING_APPROVAL: _meaning(
+            AWAITING_APPROVAL, "waiting", "approval", terminal=False, wrote=True
+        ),
+        DRY_RUN: _meaning(DRY_RUN, "neutral", "verified-only", success=True, dry_run=True),
+    }
+    missing = set(CALL_STATUSES) - set(statuses)
+    if missing:  # a status added to the core without saying what it means
+        raise ValueError(
+            f"call_vocabulary() in {__name__} gives no meaning for the call status(es) "
+            f"{sorted(missing)}: add one per status of CALL_STATUSES {list(CALL_STATUSES)}"
+        )
+    return statuses
+
+
+def _stage_meanings() -> list[dict[str, Any]]:
+    evidence = {
+        "safety": PatchSafetyAssessed.type,
+        "waiting for approval": ApplyPatchApprovalRequest.type,
+        "applying": PatchApplyBegin.type,
+    }
+    strange = set(evidence) - set(STAGES)
+    if strange:  # a stage renamed in the core
+        raise ValueError(
+            f"call_vocabulary() in {__name__} names the unknown stage(s) {sorted(strange)}; "
+            f"the stages are {list(STAGES)}"
+        )
+    return [
+        {"name": name, "label": name, "evidence": evidence.get(name), "writes": name == "applying"}
+        for name in STAGES
+    ]
+
+
+def _safety_meanings() -> dict[str, dict[str, str]]:
+    return {
+        decision.decision: {"label": decision.decision, "tone": tone}
+        for decision, tone in ((AutoApprove, "ok"), (AskUser, "waiting"), (Reject, "bad"))
+    }
+
+
+# The tag of a displayed trait: synced, and part of state_json (what the static views render).
+SHOWN: dict[str, Any] = {"sync": True, "displayed": True}
 
 
 class ApplyPatchWidget(anywidget.AnyWidget):
@@ -25,48 +145,50 @@ class ApplyPatchWidget(anywidget.AnyWidget):
     _esm = asset_path("widget.js")
     _css = asset_path("widget.css")
 
-    # constants the front end reads instead of hard-coding them
-    stages = traitlets.List(list(STAGES), help="The pipeline stages, in order.").tag(sync=True)
-    statuses = traitlets.List(list(CALL_STATUSES), help="Every call status.").tag(sync=True)
+    # what the front end reads instead of hard-coding statuses and stages
+    vocabulary = traitlets.Dict(
+        call_vocabulary(), help="What each status and stage means (see call_vocabulary)."
+    ).tag(sync=True)
 
-    title = traitlets.Unicode("", help="A short label: call id and working directory.").tag(
-        sync=True
-    )
-    call_id = traitlets.Unicode("", help="The tool call's id.").tag(sync=True)
-    cwd = traitlets.Unicode("", help="The working directory the call runs against.").tag(sync=True)
-    dry_run = traitlets.Bool(False, help="True for --dry-run: nothing is written.").tag(sync=True)
+    title = traitlets.Unicode("", help="A short label: call id and working directory.").tag(**SHOWN)
+    call_id = traitlets.Unicode("", help="The tool call's id.").tag(**SHOWN)
+    cwd = traitlets.Unicode("", help="The working directory the call runs against.").tag(**SHOWN)
+    dry_run = traitlets.Bool(False, help="True for --dry-run: nothing is written.").tag(**SHOWN)
 
     patch_text = traitlets.Unicode("", help="The streamed patch text so far (display copy).").tag(
-        sync=True
+        **SHOWN
     )
     patch_truncated = traitlets.Bool(
         False, help="True when patch_text was cut for display (never for application)."
-    ).tag(sync=True)
+    ).tag(**SHOWN)
     current_line = traitlets.Int(0, help="1-based line being streamed; 0 when done.").tag(sync=True)
-    stage = traitlets.Unicode("streaming", help="The current pipeline stage.").tag(sync=True)
+    stage = traitlets.Unicode("streaming", help="The current pipeline stage.").tag(**SHOWN)
 
     planned = traitlets.Dict(
         help="Planned changes from the latest PatchApplyUpdated event (path as written)."
-    ).tag(sync=True)
-    safety = traitlets.Dict(help="The safety decision: decision, reason, sandboxed.").tag(sync=True)
+    ).tag(**SHOWN)
+    safety = traitlets.Dict(help="The safety decision: decision, reason, sandboxed.").tag(**SHOWN)
     approval = traitlets.Dict(
         help="The pending approval request (files, reason, retry), or {} when none."
-    ).tag(sync=True)
-    proposed = traitlets.Dict(help="The verified change map of the begin event.").tag(sync=True)
+    ).tag(**SHOWN)
+    proposed = traitlets.Dict(help="The verified change map of the begin event.").tag(**SHOWN)
 
-    status = traitlets.Unicode("", help="The call status; empty while running.").tag(sync=True)
-    output = traitlets.Unicode("", help="The text the model would receive.").tag(sync=True)
-    stdout = traitlets.Unicode("", help="The attempt's stdout.").tag(sync=True)
-    stderr = traitlets.Unicode("", help="The attempt's stderr.").tag(sync=True)
-    error = traitlets.Unicode("", help="The error that stopped the call, if any.").tag(sync=True)
-    delta = traitlets.Dict(help="The committed delta: changes and exact.").tag(sync=True)
-    turn_diff = traitlets.Unicode("", help="The cumulative TurnDiff of the turn.").tag(sync=True)
+    status = traitlets.Unicode("", help="The call status; empty while running.").tag(**SHOWN)
+    output = traitlets.Unicode("", help="The text the model would receive.").tag(**SHOWN)
+    stdout = traitlets.Unicode("", help="The attempt's stdout.").tag(**SHOWN)
+    stderr = traitlets.Unicode("", help="The attempt's stderr.").tag(**SHOWN)
+    error = traitlets.Unicode("", help="The error that stopped the call, if any.").tag(**SHOWN)
+    delta = traitlets.Dict(help="The committed delta: changes and exact.").tag(**SHOWN)
+    turn_diff = traitlets.Unicode("", help="The cumulative TurnDiff of the turn.").tag(**SHOWN)
+    turn_diff_files: traitlets.List[Any] = traitlets.List(
+        help="The TurnDiff's blocks with the paths they were rendered from: old_path, path, diff."
+    ).tag(**SHOWN)
     events: traitlets.List[Any] = traitlets.List(
         help="The timeline: type, time and a one-line summary."
-    ).tag(sync=True)
+    ).tag(**SHOWN)
     explanation = traitlets.Dict(
         help="For a 'Failed to find ...' error: the closest region of the file."
-    ).tag(sync=True)
+    ).tag(**SHOWN)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -85,29 +207,14 @@ class ApplyPatchWidget(anywidget.AnyWidget):
 
     def state_json(self) -> dict[str, Any]:
         """The displayed state as plain JSON (what the fallback representations render)."""
-        names = [
-            "title",
-            "call_id",
-            "cwd",
-            "dry_run",
-            "patch_text",
-            "patch_truncated",
-            "stage",
-            "planned",
-            "safety",
-            "approval",
-            "proposed",
-            "status",
-            "output",
-            "stdout",
-            "stderr",
-            "error",
-            "delta",
-            "turn_diff",
-            "events",
-            "explanation",
-        ]
-        return {name: getattr(self, name) for name in names}
+        return {name: getattr(self, name) for name in self.displayed_traits()}
+
+    @classmethod
+    def displayed_traits(cls) -> list[str]:
+        """The synced traits tagged ``displayed``, in the order the class defines them."""
+        tagged = cls.class_traits(sync=True, displayed=True)
+        order = [name for klass in reversed(cls.__mro__) for name in vars(klass)]
+        return sorted(tagged, key=order.index)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         bundle = super()._repr_mimebundle_(**kwargs)

@@ -23,7 +23,7 @@ from applypatch_ext.core.model import (
 )
 from applypatch_ext.core.parser import canonical_patch_lines, parse_patch
 
-from ..scenarios import REFERENCE_SCENARIOS
+from ..scenarios import REFERENCE_SCENARIOS, reference_params
 from .spec_texts import (
     BEGIN,
     DUPLICATE_ENV,
@@ -973,6 +973,7 @@ CONFORMANCE_PARSE_ERRORS = {
 CONFORMANCE_PATCHES = sorted(REFERENCE_SCENARIOS.glob("*/patch.txt"))
 
 
+@pytest.mark.reference
 def test_conformance_scenarios_present() -> None:
     names = {path.parent.name for path in CONFORMANCE_PATCHES}
     assert len(names) == 25
@@ -980,7 +981,8 @@ def test_conformance_scenarios_present() -> None:
 
 
 @pytest.mark.parametrize(
-    "patch_path", [pytest.param(path, id=path.parent.name) for path in CONFORMANCE_PATCHES]
+    "patch_path",
+    reference_params([pytest.param(path, id=path.parent.name) for path in CONFORMANCE_PATCHES]),
 )
 def test_conformance_patch_parses_and_round_trips(patch_path: Path) -> None:
     # Bytes, so that no newline translation happens (the runner passes the text verbatim).

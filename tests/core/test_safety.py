@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import posixpath
 
 import pytest
 
@@ -27,6 +28,7 @@ from applypatch_ext.core.safety import (
     Reject,
     SafetyCheck,
     assess_patch_safety,
+    hunk_write_paths,
     is_write_patch_constrained_to_writable_paths,
     writable_paths,
 )
@@ -169,6 +171,29 @@ def test_sandbox_approval_flag_only_exists_for_granular() -> None:
 def test_safety_check_records(check: SafetyCheck, decision: str, json: dict[str, object]) -> None:
     assert check.decision == decision
     assert check.to_json() == json
+
+
+def test_hunk_write_paths_list_what_a_folded_map_hides() -> None:
+    """Fold mode keeps one map entry per key (spec 7.4); the hunks still hold every path."""
+    patch = (
+        "*** Begin Patch\n*** Update File: a.txt\n*** Move to: ../out/evil.txt\n@@\n-a\n+b\n"
+        "*** Add File: ./a.txt\n+z\n*** Delete File: /abs/gone.txt\n*** End Patch"
+    )
+    hunks = parse_patch(patch).hunks
+    evil = posixpath.normpath(f"{CWD}/../out/evil.txt")
+    assert hunk_write_paths(hunks, CWD) == [f"{CWD}/a.txt", "/abs/gone.txt", evil]
+
+
+def test_hunk_write_paths_match_writable_paths_without_duplicates() -> None:
+    patch = (
+        "*** Begin Patch\n*** Add File: n.txt\n+x\n*** Update File: s.txt\n*** Move to: d.txt\n"
+        "@@\n-s\n+t\n*** Update File: u.txt\n@@\n-u\n+v\n*** End Patch"
+    )
+    fs = MemoryFilesystem()
+    fs.add_file(f"{CWD}/s.txt", b"s\n")
+    fs.add_file(f"{CWD}/u.txt", b"u\n")
+    parsed = parse_patch(patch)
+    assert hunk_write_paths(parsed.hunks, CWD) == writable_paths(verify_patch(parsed, CWD, fs))
 
 
 def test_writable_paths_are_every_key_and_every_move_destination() -> None:

@@ -17,6 +17,9 @@ from applypatch_ext.core.model import AppliedAdd, AppliedPatchDelta
 from applypatch_ext.core.parser import parse_patch
 from applypatch_ext.core.sandbox import (
     DEFAULT_READ_ONLY_SUBPATHS,
+    NOT_GRANTED,
+    GrantedFilesystem,
+    NoFollowFilesystem,
     PermissionProfile,
     SandboxDenied,
     SandboxedFilesystem,
@@ -609,3 +612,48 @@ def test_remove_dir_is_confined_like_remove_file(ws: Workspace) -> None:
     denied(sb.fs.remove_dir, sb.o("empty"))
     denied(sb.fs.remove_dir, sb.p(".git/empty"))
     assert ws.exists("outside/empty") and ws.exists("project/.git/empty")
+
+
+def test_granted_view_changes_only_the_granted_paths(tmp_path: os.PathLike[str]) -> None:
+    """The unsandboxed retry's view, on the real disk: a granted file may be written and
+    removed, its missing parents created; any other change is an EPERM naming the grant."""
+    root = os.fspath(tmp_path)
+    granted = f"{root}/out/new/evil.txt"
+    other = f"{root}/out/other.txt"
+    os.makedirs(f"{root}/out")
+    with open(other, "w") as handle:
+        handle.write("other\n")
+    fs = GrantedFilesystem(LocalFilesystem(), [granted, "a.txt"], cwd=root)
+    fs.create_dirs(f"{root}/out/new")
+    fs.write_bytes(granted, b"x\n")
+    fs.write_bytes(f"{root}/a.txt", b"a\n")  # granted as "a.txt", relative to cwd
+    fs.remove_file(f"{root}/a.txt")
+    for call, path in (
+        (lambda p: fs.write_bytes(p, b"y"), other),
+        (fs.remove_file, other),
+        (fs.create_dirs, f"{root}/elsewhere"),
+        (fs.remove_dir, f"{root}/out/new/evil.txt/x"),
+    ):
+        with pytest.raises(SandboxDenied) as info:
+            call(path)
+        assert info.value.errno == errno.EPERM
+        assert NOT_GRANTED in str(info.value) and granted in str(info.value)
+    assert fs.denials == [other, other, f"{root}/elsewhere", f"{root}/out/new/evil.txt/x"]
+    with open(granted) as handle:
+        assert handle.read() == "x\n"
+    with open(other) as handle:
+        assert handle.read() == "other\n"
+    assert not os.path.exists(f"{root}/a.txt") and not os.path.exists(f"{root}/elsewhere")
+
+
+def test_granted_view_under_no_follow_refuses_a_granted_path_through_a_link(
+    tmp_path: os.PathLike[str],
+) -> None:
+    """As the pipeline stacks them: a lexical grant cannot be redirected by a symlink."""
+    root = os.fspath(tmp_path)
+    os.makedirs(f"{root}/real")
+    os.symlink(f"{root}/real", f"{root}/link")
+    fs = NoFollowFilesystem(GrantedFilesystem(LocalFilesystem(), [f"{root}/link/x.txt"]))
+    with pytest.raises(PermissionError):
+        fs.write_bytes(f"{root}/link/x.txt", b"x")
+    assert os.listdir(f"{root}/real") == []

@@ -1,10 +1,11 @@
 """Fixtures of the Jupyter tests: a real IPython shell, a widget recorder, and for the browser
 tests a throwaway JupyterLab / Notebook 7 server driven through Debian's Chromium.
 
-The browser part follows ``shared/design/browser-testing.md``: the server runs on 127.0.0.1 with
-a free port, no token and every config folder in a temp dir; pytest-playwright launches
-``/usr/bin/chromium`` (never a browser of Playwright's own). Without Chromium the browser tests
-skip, except on CI (``CI`` set), where they fail: a silently skipped suite would hide breakage.
+The browser part (tests marked ``browser``, run with ``--browser-tests``; see tests/conftest.py):
+the server runs on 127.0.0.1 with a free port, no token and every config folder in a temp dir;
+pytest-playwright launches ``/usr/bin/chromium`` (never a browser of Playwright's own). Without
+Chromium the browser tests skip, except on CI (``CI`` set), where they fail: a silently skipped
+suite would hide breakage.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import IO, Any, ClassVar
 
 import nbformat
 import pytest
+from IPython import get_ipython
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.testing.globalipapp import start_ipython
 from IPython.utils.capture import CapturedIO, capture_output
@@ -33,13 +35,16 @@ from applypatch_ext.jupyter import magic as magic_module
 from applypatch_ext.jupyter.session import SESSION
 from applypatch_ext.jupyter.widget import ApplyPatchWidget
 
+from ..conftest import unavailable
+
 # ------------------------------------------------------------------------------- IPython shell
 
 
 @pytest.fixture(scope="session")
 def shell() -> InteractiveShell:
-    """The global test shell with ``%load_ext applypatch_ext`` done."""
-    ip = start_ipython()
+    """The global test shell with ``%load_ext applypatch_ext`` done (another module may have
+    started it already: ``start_ipython`` returns it only once)."""
+    ip = start_ipython() or get_ipython()
     assert ip is not None
     ip.run_line_magic("load_ext", "applypatch_ext")
     return ip
@@ -149,10 +154,9 @@ CHROMIUM_ARGS = [
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
     if not Path(CHROMIUM).exists():
-        message = f"no Chromium at {CHROMIUM} (apt-get install -y --no-install-recommends chromium)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+        unavailable(
+            f"no Chromium at {CHROMIUM} (apt-get install -y --no-install-recommends chromium)"
+        )
     # headless is pytest-playwright's default; Playwright adds --headless itself.
     return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
 

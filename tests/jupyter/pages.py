@@ -1,16 +1,29 @@
-"""Driving a notebook page in JupyterLab or Notebook 7 (see browser-testing.md, section 4)."""
+"""Driving a notebook page in JupyterLab or Notebook 7.
+
+Playwright is imported only when a browser test runs, so that the suite collects with the
+``test`` extra alone (the browser tests are then skipped; see tests/conftest.py).
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from playwright.sync_api import Locator, Page
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator, LocatorAssertions, Page, PageAssertions
 
 #: The notebook in the active main-area tab (other restored tabs are .lm-mod-hidden).
 LAB_PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
 NB7_PANEL = ".jp-Notebook"
 WIDGET = "[data-testid=applypatch-widget]"
+
+
+def expect(target: Any, *args: Any, **kwargs: Any) -> LocatorAssertions | PageAssertions:
+    """Playwright's ``expect``, imported on first use."""
+    from playwright.sync_api import expect as playwright_expect
+
+    return playwright_expect(target, *args, **kwargs)
+
 
 # Wait on the session itself: the toolbar's indicator says "idle" for a moment BEFORE the
 # kernel exists, and keys sent then are dropped silently.

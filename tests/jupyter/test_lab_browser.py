@@ -6,20 +6,24 @@ from __future__ import annotations
 import re
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from playwright.sync_api import Page, expect
 
 from .conftest import JupyterServer, PageWatch
 from .pages import (
     WIDGET,
     collect_histories,
+    expect,
     history,
     open_lab_notebook,
     run_lab_cells,
     set_lab_theme,
     streamed_line_counts,
 )
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 pytestmark = pytest.mark.browser
 

@@ -4,19 +4,23 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from playwright.sync_api import Page, expect
 
 from .conftest import JupyterServer, PageWatch
 from .pages import (
     NB7_PANEL,
     WIDGET,
     collect_histories,
+    expect,
     open_nb7_notebook,
     run_nb7_cells,
     streamed_line_counts,
 )
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 pytestmark = pytest.mark.browser
 

@@ -7,13 +7,16 @@ import re
 import shutil
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import nbformat
 import pytest
-from playwright.sync_api import Page, expect
 
 from .conftest import JupyterServer, PageWatch
-from .pages import WIDGET, open_lab_notebook, run_lab_cells
+from .pages import WIDGET, expect, open_lab_notebook, run_lab_cells
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 pytestmark = pytest.mark.browser
 

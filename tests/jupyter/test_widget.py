@@ -11,9 +11,22 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
-from applypatch_ext.core.pipeline import CALL_STATUSES, RETRY_REASON, STAGES
+from applypatch_ext.core import events
+from applypatch_ext.core.pipeline import (
+    AWAITING_APPROVAL,
+    CALL_STATUSES,
+    COMPLETED,
+    DRY_RUN,
+    ERROR,
+    FAILED,
+    REJECTED,
+    RETRY_REASON,
+    STAGES,
+)
+from applypatch_ext.core.safety import AskUser, AutoApprove, Reject
+from applypatch_ext.jupyter import widget as widget_module
 from applypatch_ext.jupyter.assets import asset_path
-from applypatch_ext.jupyter.widget import ApplyPatchWidget
+from applypatch_ext.jupyter.widget import ApplyPatchWidget, call_vocabulary
 
 from .conftest import Magic
 
@@ -102,16 +115,80 @@ def test_streaming_reaches_the_widget_piece_by_piece(run_magic: Magic, tmp_path:
     assert (tmp_path / "docs/hello.txt").read_text() == "hello\nworld\n"
 
 
-def test_constants_come_from_python() -> None:
-    widget = ApplyPatchWidget()
-    assert widget.stages == list(STAGES)
-    assert widget.statuses == list(CALL_STATUSES)
+def _summary_forms() -> set[str]:
+    """The summary forms widget.js renders (its SUMMARY_FORMS)."""
+    source = asset_path("widget.js").read_text()
+    found = re.search(
+        r"export const SUMMARY_FORMS = Object\.freeze\(\[(.*?)\]\)", source, re.DOTALL
+    )
+    assert found, "SUMMARY_FORMS not found in widget.js: the pattern is out of date"
+    return set(re.findall(r'"([a-z-]+)"', found.group(1)))
+
+
+def test_the_vocabulary_says_what_every_status_and_stage_means() -> None:
+    vocabulary = ApplyPatchWidget().vocabulary
+    summary_forms = _summary_forms()
+    assert vocabulary == call_vocabulary()
+    statuses = vocabulary["statuses"]
+    # every call status, and the empty status of a call still running
+    assert list(statuses) == ["", *CALL_STATUSES]
+    fields = {
+        "label",
+        "tone",
+        "terminal",
+        "wrote",
+        "success",
+        "dry_run",
+        "user_declined",
+        "summary",
+    }
+    for status, meaning in [*statuses.items(), ("unknown", vocabulary["unknown"])]:
+        assert set(meaning) == fields, status
+        assert meaning["tone"] in {"ok", "bad", "waiting", "neutral", "running"}, status
+        assert meaning["summary"] in summary_forms, status
+    assert statuses[""]["label"] == "running"
+    assert vocabulary["unknown"]["label"] == ""  # the front end shows such a status as itself
+    # only these two can still change; the others are where a call ends
+    assert [s for s, m in statuses.items() if not m["terminal"]] == ["", AWAITING_APPROVAL]
+    assert {s for s, m in statuses.items() if m["success"]} == {COMPLETED, DRY_RUN}
+    # nothing can have been written by a dry run or a call stopped before its begin event
+    assert {s for s, m in statuses.items() if not m["wrote"]} == {DRY_RUN, REJECTED, ERROR}
+    stages = vocabulary["stages"]
+    assert [s["name"] for s in stages] == list(STAGES)
+    assert all(s["label"] for s in stages)
+    event_types = {
+        cls.type for cls in vars(events).values() if isinstance(getattr(cls, "type", None), str)
+    }
+    evidence = {s["name"]: s["evidence"] for s in stages if s["evidence"] is not None}
+    assert set(evidence.values()) <= event_types, evidence
+    assert set(evidence) == {"safety", "waiting for approval", "applying"}
+    assert [s["name"] for s in stages if s["writes"]] == ["applying"]
+    safety = vocabulary["safety"]
+    assert set(safety) == {AutoApprove.decision, AskUser.decision, Reject.decision}
+    assert {d: m["tone"] for d, m in safety.items()} == {
+        AutoApprove.decision: "ok",
+        AskUser.decision: "waiting",
+        Reject.decision: "bad",
+    }
+    json.dumps(vocabulary)  # plain JSON: it is a synced trait
+
+
+def test_a_status_without_a_meaning_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the core gains a status nobody said the meaning of: the widget refuses to guess
+    monkeypatch.setattr(widget_module, "CALL_STATUSES", (*CALL_STATUSES, "paused"))
+    with pytest.raises(ValueError, match=r"no meaning for the call status\(es\) \['paused'\]"):
+        call_vocabulary()
+    monkeypatch.setattr(widget_module, "STAGES", tuple(s for s in STAGES if s != "safety"))
+    with pytest.raises(ValueError, match=r"unknown stage\(s\) \['safety'\]"):
+        widget_module._stage_meanings()
 
 
 def test_every_trait_the_front_end_reads_is_synced() -> None:
     source = asset_path("widget.js").read_text()
     read = set(re.findall(r'\bget\("([a-z_]+)"\)', source))
-    listened = set(re.findall(r"^    ([a-z_]+): \[", source, re.MULTILINE))
+    dependents = source[source.index("export const DEPENDENTS") :]
+    dependents = dependents[: dependents.index("});")]
+    listened = set(re.findall(r"^  ([a-z_]+): \[", dependents, re.MULTILINE))
     synced = set(ApplyPatchWidget().traits(sync=True))
     own = set(ApplyPatchWidget.class_own_traits(sync=True))
     assert read, "no model.get found: the pattern is out of date"
@@ -119,6 +196,44 @@ def test_every_trait_the_front_end_reads_is_synced() -> None:
     assert listened == read, listened ^ read
     # every trait of the contract is shown, except the call id (it is in the title)
     assert own - read == {"call_id"}
+
+
+def test_the_front_end_holds_no_status_or_stage_of_its_own() -> None:
+    # also a trait, a stage state or a section ("error", "failed", "done", "safety"): not checked
+    names = (set(CALL_STATUSES) | set(STAGES)) - {ERROR, FAILED, "done", "safety"}
+    source = asset_path("widget.js").read_text()
+    css = asset_path("widget.css").read_text()
+    for name in sorted(names):
+        assert f'"{name}"' not in source, f"widget.js spells {name!r}: read it from vocabulary"
+    for name in CALL_STATUSES:
+        assert f"status-{name}" not in css, f"widget.css styles {name!r}: style its tone"
+    for decision in (AutoApprove.decision, AskUser.decision, Reject.decision):
+        assert f"safety-{decision}" not in css, f"widget.css styles {decision!r}: style its tone"
+
+
+def test_state_json_is_the_displayed_traits() -> None:
+    widget = ApplyPatchWidget(call_id="c1", status=COMPLETED, planned={"a": {"type": "add"}})
+    state = widget.state_json()
+    tagged = ApplyPatchWidget.class_traits(sync=True, displayed=True)
+    assert list(state) == widget.displayed_traits()
+    assert set(state) == set(tagged)
+    assert {"vocabulary", "current_line"}.isdisjoint(state)  # not what a static view shows
+    assert state["call_id"] == "c1" and state["status"] == COMPLETED
+    assert state["planned"] == {"a": {"type": "add"}}
+    # the order is the class's, as the static representations were written against
+    assert list(state)[:3] == ["title", "call_id", "cwd"]
+
+
+def test_the_results_displayed_state_is_a_part_of_the_widgets(
+    run_magic: Magic, tmp_path: Path
+) -> None:
+    (tmp_path / "main.py").write_text('print("old")\n')
+    run = run_magic("--stream-chunk 0 res", TWO_FILES)
+    result_state = run_magic.shell.user_ns["res"].state_json()
+    widget_state = run.widget.state_json()
+    assert set(result_state) <= set(widget_state), set(result_state) - set(widget_state)
+    for name in ("status", "stage", "delta", "turn_diff", "proposed"):
+        assert result_state[name] == widget_state[name], name
 
 
 def test_the_front_end_is_one_self_contained_module() -> None:

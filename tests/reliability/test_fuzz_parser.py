@@ -377,6 +377,9 @@ def run_everything(scenario: Scenario, text: str, *, on_disk: bool = False) -> N
         FIGURES["mutants run through the pipeline on disk"] += 1
 
 
+# Hundreds of mutants per scenario (~4 s in all): make test and make fuzz run it, make check does
+# not (the hostile-text property test above stays in make check).
+@pytest.mark.slow
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.id)
 def test_corpus_mutants(scenario: Scenario) -> None:
     rng = random.Random(f"{SEED}/{scenario.id}")

@@ -19,6 +19,8 @@ import tracemalloc
 from collections.abc import Callable
 from functools import partial
 
+import pytest
+
 from applypatch_ext.core.errors import MatchFailure
 from applypatch_ext.core.explain import explain_match_failure
 from applypatch_ext.core.fs import MemoryFilesystem
@@ -31,6 +33,9 @@ from applypatch_ext.core.streaming import StreamingPatchParser
 from applypatch_ext.core.turn_diff import TurnDiffTracker
 
 from ._support import FIGURES, SCALE
+
+# Big inputs, each timed several times (~20 s): make test runs them, make check does not.
+pytestmark = pytest.mark.slow
 
 BIG_PATCH_BYTES = 5 * 1024 * 1024 * min(SCALE, 10)
 MANY_HUNKS = 10_000 * min(SCALE, 10)
