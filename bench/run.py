@@ -737,13 +737,85 @@ def section_fuzzy(report: Report, sandbox: Sandbox, exact: wl.Workload, runs: in
     report.table(["workload", "ours in process, ms", "ratio to (a)", "result correct"], rows)
 
 
+def _failing_command(cmd: list[str]) -> Callable[[wl.Workload, Path], str]:
+    """Runs ``cmd`` on the patch, which must fail (exit 1); returns its stderr, paths relative."""
+
+    def run(w: wl.Workload, cwd: Path) -> str:
+        result = subprocess.run(
+            cmd, input=w.patch.encode(), cwd=cwd, capture_output=True, check=False, env=CHILD_ENV
+        )
+        if result.returncode != 1:
+            raise RuntimeError(f"{cmd[0]} exited {result.returncode} on {w.name}, expected 1")
+        return result.stderr.decode().replace(f"{cwd}/", "")
+
+    return run
+
+
+def section_slow_verification(
+    report: Report, sandbox: Sandbox, peers: peers_mod.Peers, runs: int
+) -> None:
+    """(h), a context that no pass finds: ours (the whole pipeline: parse, verify, explain the
+    failure; and the ``apply_patch`` command) beside the reference binary, in one run."""
+    from applypatch_ext.core.pipeline import ERROR, run_patch
+
+    w = wl.slow_verification()
+    report.out("## (h) Slow verification: a context that does not match a large file")
+    report.out()
+    size = len(w.before["data/table.txt"])
+    report.out(f"* {w.title}: patch {len(w.patch) / 1e3:.1f} kB, file {size / 1e3:.0f} kB")
+    report.out()
+
+    explanation: list[str] = []
+
+    def pipeline(w: wl.Workload, cwd: Path) -> str:
+        result = run_patch(w.patch, str(cwd))
+        if result.status != ERROR or result.explanation is None:
+            raise RuntimeError(f"ours: expected a verification error, got {result.status}")
+        explanation[:] = [result.explanation.summary]
+        return (result.error or "").replace(f"{cwd}/", "")
+
+    runners: dict[str, Callable[[wl.Workload, Path], str]] = {"ours pipeline": pipeline}
+    runners["ours process"] = _failing_command([str(VENV_BIN / "apply_patch")])
+    if peers.reference is not None:
+        runners["reference process"] = _failing_command([str(peers.reference)])
+    # The reference takes many seconds a run: at most 3 runs of each, interleaved.
+    h_runs = max(1, min(runs, 3))
+    samples: dict[str, list[float]] = {name: [] for name in runners}
+    texts: dict[str, str] = {}
+    for _ in range(h_runs):
+        for name, runner in runners.items():
+            with sandbox.tree(w.before) as cwd:
+                gc.collect()
+                start = time.perf_counter()
+                texts[name] = runner(w, cwd)
+                samples[name].append(time.perf_counter() - start)
+                if read_tree(cwd) != w.before:
+                    raise RuntimeError(f"{name} changed the tree on {w.name}")
+    stats = {name: Stats(values) for name, values in samples.items()}
+    ref = stats.get("reference process")
+    rows = [[name, stat.ms(), _fmt_ratio(_ratio(stat, ref))] for name, stat in stats.items()]
+    report.table(["implementation", "ms", "ratio to reference process"], rows)
+    same = "reference process" in texts and texts["ours process"] == texts["reference process"]
+    report.out(
+        f"Median (min-max) of {h_runs} runs. The tree is unchanged after every run; the "
+        "`apply_patch` command's error text "
+        + ("is the reference's, byte for byte" if same else "was not compared")
+        + f". Our pipeline's explanation: {explanation[0] if explanation else 'n/a'}."
+    )
+    report.out()
+    report.target("(h) ours pipeline / reference process", _ratio(stats["ours pipeline"], ref), 1.0)
+    report.target("(h) ours process / reference process", _ratio(stats["ours process"], ref), 1.0)
+
+
 def profile(name: str) -> None:
     """cProfile of ours in process on one workload (for finding the slow paths)."""
     from applypatch_ext.core.apply import apply_patch
+    from applypatch_ext.core.pipeline import run_patch
 
     table = {w.name: w for w in wl.all_apply_workloads()}
     table["g-ws"] = wl.big_update(context_form="whitespace")
     table["g-punct"] = wl.big_update(context_form="typographic")
+    table["h"] = wl.slow_verification()
     if name.startswith("e"):
         from applypatch_ext.core.preview import ApplyPatchArgumentDiffConsumer
 
@@ -765,7 +837,10 @@ def profile(name: str) -> None:
             for _ in range(5):
                 with sandbox.tree(w.before) as cwd:
                     prof.enable()
-                    apply_patch(w.patch, cwd)
+                    if name == "h":  # the whole pipeline: verification and explanation
+                        run_patch(w.patch, str(cwd))
+                    else:
+                        apply_patch(w.patch, cwd)
                     prof.disable()
         finally:
             shutil.rmtree(sandbox.root, ignore_errors=True)
@@ -783,7 +858,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--profile",
         metavar="WORKLOAD",
-        help="cProfile ours on a, b, c, d, g-ws, g-punct, or the preview consumer: e (1 MB), e-a.",
+        help="cProfile ours on a, b, c, d, g-ws, g-punct, h (the pipeline), or the preview "
+        "consumer: e (1 MB), e-a.",
+    )
+    parser.add_argument(
+        "--only",
+        choices=["h"],
+        help="Run one section only: h (slow verification, beside the reference binary).",
     )
     args = parser.parse_args(argv)
     if args.profile:
@@ -808,13 +889,15 @@ def main(argv: list[str] | None = None) -> int:
     report.out(f"* bytecode of the timed processes cached in {CHILD_ENV['PYTHONPYCACHEPREFIX']}")
     report.out()
     try:
-        results, works, _empty = section_apply(report, sandbox, peers, args.runs)
-        section_transaction(report, sandbox, works, args.runs)
-        section_memory(report, works, sandbox)
-        section_process(report, sandbox, results, args.runs)
-        section_streaming(report, works[0].patch, args.runs)
-        section_turn_diff(report, sandbox, works, peers.git, args.runs)
-        section_fuzzy(report, sandbox, works[0], args.runs)
+        if args.only is None:
+            results, works, _empty = section_apply(report, sandbox, peers, args.runs)
+            section_transaction(report, sandbox, works, args.runs)
+            section_memory(report, works, sandbox)
+            section_process(report, sandbox, results, args.runs)
+            section_streaming(report, works[0].patch, args.runs)
+            section_turn_diff(report, sandbox, works, peers.git, args.runs)
+            section_fuzzy(report, sandbox, works[0], args.runs)
+        section_slow_verification(report, sandbox, peers, args.runs)
     finally:
         shutil.rmtree(sandbox.root, ignore_errors=True)
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from .contents import derive_new_contents
 from .errors import ApplyPatchError, IoError, ParseError
 from .fs import Filesystem, LocalFilesystem, resolve_path
+from .interrupts import checkpoint, interrupt_gate
 from .model import (
     AddFile,
     AppliedAdd,
@@ -224,6 +225,21 @@ def apply_hunks(
 ) -> ApplyOutcome:
     """Apply ``hunks`` in order against ``fs`` with paths resolved against ``cwd``.
 
+    A SIGINT while a file is written waits for the end of that write (see
+    :mod:`.interrupts`): the gate is opened once for the whole run.
+    """
+    with interrupt_gate():
+        return _apply_hunks(hunks, cwd, fs, line_endings)
+
+
+def _apply_hunks(
+    hunks: Sequence[Hunk],
+    cwd: str,
+    fs: Filesystem,
+    line_endings: LineEndings,
+) -> ApplyOutcome:
+    """Apply ``hunks`` in order against ``fs`` with paths resolved against ``cwd``.
+
     Never raises for a failing hunk: the error is in the outcome, next to the delta of what was
     committed before it.
     """
@@ -240,6 +256,7 @@ def apply_hunks(
         return outcome(ApplyPatchError(NO_FILES_MODIFIED))
     try:
         for hunk in hunks:
+            checkpoint("applying")
             match hunk:
                 case AddFile(path=written, contents=contents):
                     _apply_add(rec, resolve_path(cwd, written), contents)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from itertools import chain
 
 from .errors import ComputeReplacementsError, MatchFailure
+from .interrupts import checkpoint
 from .model import UpdateFileChunk
 from .seek import Haystack, PatternBatch, seek_sequence
 from .text import LineEndings, split_terminated_lines
@@ -40,6 +41,7 @@ def compute_replacements(
     replacements: list[Replacement] = []
     line_index = 0
     for index, chunk in enumerate(chunks):
+        checkpoint()
         if chunk.change_context is not None:
             found = seek_sequence(hay, [chunk.change_context], line_index, False, legacy=legacy)
             if found is None:

@@ -13,6 +13,8 @@ Pure: it works on the lines a verification already read and never touches the di
 from __future__ import annotations
 
 import difflib
+import heapq
+import time
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,6 +23,7 @@ from typing import Any, Final
 from .apply import read_text
 from .errors import MatchFailure
 from .fs import Filesystem
+from .interrupts import checkpoint
 from .seek import NORMALISERS, PASS_NAMES
 from .text import LineEndings, split_terminated_lines
 
@@ -138,52 +141,171 @@ class MatchExplanation:
         }
 
 
-def _best_window(lines: Sequence[str], expected: Sequence[str], start: int) -> int | None:
+#: Seconds the explanation may take. It is a courtesy to the user, never part of the verdict:
+#: past this it says that it gave up and why.
+EXPLAIN_TIMEOUT: Final = 2.0
+#: Votes (a file line equal to a chunk line under the loosest pass) counted for the window
+#: search; past this the chunk's remaining, most common lines are not counted, and the best
+#: windows so far are scored exactly instead. Keeps the search linear in the file.
+MAX_VOTES: Final = 1_000_000
+#: How many of the best windows by partial votes are scored exactly.
+RESCORED_WINDOWS: Final = 32
+#: How many lines of the single-line search, those with the highest bound, get difflib's ratio.
+RATIO_CANDIDATES: Final = 64
+#: A deadline and cancellation check every this many lines of a loop over the file.
+_CHECK_EVERY: Final = 2048
+
+
+class _GaveUp(Exception):
+    """The deadline passed (internal: becomes a "gave up" explanation)."""
+
+
+class _Deadline:
+    def __init__(self, timeout: float | None) -> None:
+        self.timeout = timeout
+        self._end = None if timeout is None else time.monotonic() + timeout
+
+    def check(self) -> None:
+        """Honour an interrupt (the call's token), then the deadline."""
+        checkpoint()
+        if self._end is not None and time.monotonic() > self._end:
+            raise _GaveUp()
+
+    def passed(self) -> bool:
+        return self._end is not None and time.monotonic() > self._end
+
+
+def _loosest_lines(lines: Sequence[str], deadline: _Deadline) -> list[str]:
+    loosest = NORMALISERS[-1]
+    assert loosest is not None
+    out: list[str] = []
+    for begin in range(0, len(lines), _CHECK_EVERY):
+        deadline.check()
+        out.extend(map(loosest, lines[begin : begin + _CHECK_EVERY]))
+    return out
+
+
+def _best_window(
+    lines: Sequence[str], expected: Sequence[str], start: int, deadline: _Deadline
+) -> int | None:
     """Start of the window of ``len(expected)`` lines sharing the most lines with ``expected``.
 
     Lines are compared under the most lenient pass. Ties go to the window nearest ``start``.
+    Each file line equal to a chunk line votes for the window that would align them; the
+    chunk's rarest lines vote first, and after :data:`MAX_VOTES` votes (a chunk of lines that
+    fill the file, like blank ones) the best windows so far are scored exactly: linear in the
+    file and the chunk, where counting every vote was their product.
     """
+    normal = _loosest_lines(lines, deadline)
+    positions: dict[str, list[int]] = defaultdict(list)
+    for begin in range(0, len(normal), _CHECK_EVERY):
+        deadline.check()
+        for index in range(begin, min(begin + _CHECK_EVERY, len(normal))):
+            positions[normal[index]].append(index)
     loosest = NORMALISERS[-1]
     assert loosest is not None
-    positions: dict[str, list[int]] = defaultdict(list)
-    for index, line in enumerate(lines):
-        positions[loosest(line)].append(index)
-    scores: dict[int, int] = defaultdict(int)
+    wanted = [loosest(line) for line in expected]
     last_start = max(len(lines) - len(expected), 0)
-    for offset, line in enumerate(expected):
-        for index in positions.get(loosest(line), ()):
+    scores: dict[int, int] = defaultdict(int)
+    votes = 0
+    complete = True
+    by_rarity = sorted(range(len(wanted)), key=lambda o: len(positions.get(wanted[o], ())))
+    for offset in by_rarity:
+        found = positions.get(wanted[offset], ())
+        if votes + len(found) > MAX_VOTES:
+            complete = False
+            break
+        votes += len(found)
+        deadline.check()
+        for index in found:
             window = index - offset
             if 0 <= window <= last_start:
                 scores[window] += 1
-    if not scores:
+    if not complete:
+        if not scores:  # every chunk line is too common to vote: the windows around start
+            scores = dict.fromkeys(range(max(start - 1, 0), min(start + 2, last_start + 1)), 0)
+        best = sorted(scores, key=lambda w: (-scores[w], abs(w - start), w))[:RESCORED_WINDOWS]
+        scores = {}
+        for window in best:
+            deadline.check()
+            scores[window] = sum(map(str.__eq__, wanted, normal[window : window + len(wanted)]))
+    if not scores or not any(scores.values()):
         return None
     return max(scores, key=lambda w: (scores[w], -abs(w - start), -w))
 
 
-def _closest_single_line(lines: Sequence[str], wanted: str) -> int | None:
+def _closest_single_line(lines: Sequence[str], wanted: str, deadline: _Deadline) -> int | None:
+    """The line most similar to ``wanted`` (difflib's ratio at least 0.4), the first of equals.
+
+    ``ratio()`` is quadratic in the line length, ``quick_ratio()`` (an upper bound of it) is
+    linear: every line gets the bound, and only the :data:`RATIO_CANDIDATES` lines with the
+    highest bounds get the ratio, so a file of similar lines costs linear time, not a ratio
+    per line.
+    """
     loosest = NORMALISERS[-1]
     assert loosest is not None
     target = loosest(wanted)
-    best: tuple[float, int] | None = None
+    bounds: list[tuple[float, int]] = []
+    # The bounds are symmetric: with the wanted line as the second sequence, difflib counts
+    # its characters once for all lines.
+    bounding = difflib.SequenceMatcher(None, "", target, autojunk=False)
     for index, line in enumerate(lines[:MAX_FUZZY_LINES]):
-        candidate = loosest(line)
-        matcher = difflib.SequenceMatcher(None, target, candidate, autojunk=False)
-        if matcher.real_quick_ratio() < (best[0] if best else 0.4):
+        if index % 256 == 0:
+            deadline.check()
+        bounding.set_seq1(loosest(line))
+        if bounding.real_quick_ratio() < 0.4:
             continue
-        # ratio() is quadratic in the line length; quick_ratio() (an upper bound) is linear.
+        upper = bounding.quick_ratio()
+        if upper >= 0.4:
+            bounds.append((upper, index))
+    best: tuple[float, int] | None = None
+    for upper, index in heapq.nlargest(RATIO_CANDIDATES, bounds, key=lambda b: (b[0], -b[1])):
+        if best is not None and upper < best[0]:
+            break  # sorted by bound: no later line can beat the best
+        deadline.check()
+        candidate = loosest(lines[index])
         long = max(len(target), len(candidate)) > MAX_CHAR_DIFF
-        ratio = matcher.quick_ratio() if long else matcher.ratio()
-        if ratio >= 0.4 and (best is None or ratio > best[0]):
+        matcher = difflib.SequenceMatcher(None, target, candidate, autojunk=False)
+        ratio = upper if long else matcher.ratio()
+        if ratio >= 0.4 and (best is None or (ratio, -index) > (best[0], -best[1])):
             best = (ratio, index)
     return None if best is None else best[1]
 
 
-def explain_match_failure(failure: MatchFailure, lines: Sequence[str]) -> MatchExplanation:
-    """Find and describe the region of ``lines`` closest to what the chunk expected."""
+def _gave_up(
+    failure: MatchFailure, lines: Sequence[str], timeout: float | None
+) -> MatchExplanation:
+    expected = failure.expected
+    summary = (
+        f"gave up looking for the closest region after {timeout:g} s (the file has "
+        f"{len(lines)} lines, the chunk {len(expected)}); the error above is the verdict, "
+        "this explanation only a help"
+    )
+    pairs = tuple(LinePair(line, None, None, None) for line in expected)
+    return MatchExplanation(failure.path, failure.kind, None, pairs, (), (), summary)
+
+
+def explain_match_failure(
+    failure: MatchFailure, lines: Sequence[str], *, timeout: float | None = EXPLAIN_TIMEOUT
+) -> MatchExplanation:
+    """Find and describe the region of ``lines`` closest to what the chunk expected.
+
+    Near-linear in the file and the chunk. Past ``timeout`` seconds (None: no limit) it gives up
+    and says so; an interrupt (the current call's cancellation token) raises
+    :class:`~.errors.CancelledError`.
+    """
+    deadline = _Deadline(timeout)
+    try:
+        return _explain(failure, lines, deadline)
+    except _GaveUp:
+        return _gave_up(failure, lines, timeout)
+
+
+def _explain(failure: MatchFailure, lines: Sequence[str], deadline: _Deadline) -> MatchExplanation:
     expected = list(failure.expected)
-    start = _best_window(lines, expected, failure.start)
+    start = _best_window(lines, expected, failure.start, deadline)
     if start is None and len(expected) == 1:
-        start = _closest_single_line(lines, expected[0])
+        start = _closest_single_line(lines, expected[0], deadline)
     if start is None:
         noun = "context line" if failure.kind == "context" else "expected lines"
         summary = f"none of the {noun} occurs in the file, even ignoring whitespace and punctuation"
@@ -192,13 +314,22 @@ def explain_match_failure(failure: MatchFailure, lines: Sequence[str]) -> MatchE
 
     pairs_list: list[LinePair] = []
     for offset, wanted in enumerate(expected):
+        if offset % 256 == 0:
+            checkpoint()
         index = start + offset
         actual = lines[index] if index < len(lines) else None
         if actual is None:
             pairs_list.append(LinePair(wanted, None, None, None))
             continue
         match_pass = _pass_of(wanted, actual)
-        left, right = _segments(wanted, actual) if match_pass != 0 else ([], [])
+        left: list[tuple[bool, str]]
+        right: list[tuple[bool, str]]
+        if match_pass == 0:
+            left, right = [], []
+        elif deadline.passed():  # past the deadline: the linear comparison only
+            left, right = _affix_segments(wanted, actual)
+        else:
+            left, right = _segments(wanted, actual)
         pairs_list.append(
             LinePair(wanted, actual, index + 1, match_pass, tuple(left), tuple(right))
         )
@@ -244,7 +375,11 @@ def file_lines_for_matching(text: str, line_endings: LineEndings) -> list[str]:
 
 
 def explain_error(
-    error: BaseException, fs: Filesystem, line_endings: LineEndings = LineEndings.PRESERVE
+    error: BaseException,
+    fs: Filesystem,
+    line_endings: LineEndings = LineEndings.PRESERVE,
+    *,
+    timeout: float | None = EXPLAIN_TIMEOUT,
 ) -> MatchExplanation | None:
     """The explanation of a ``Failed to find ...`` error, re-reading the file; else None."""
     failure = getattr(error, "failure", None)
@@ -254,4 +389,5 @@ def explain_error(
         text = read_text(fs, failure.path)
     except (OSError, ValueError):
         return None
-    return explain_match_failure(failure, file_lines_for_matching(text, line_endings))
+    lines = file_lines_for_matching(text, line_endings)
+    return explain_match_failure(failure, lines, timeout=timeout)

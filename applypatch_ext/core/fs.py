@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Final, Literal, Protocol, runtime_checkable
 
 from . import errors
+from .interrupts import deferred_interrupts
 
 #: The reference refuses to read files larger than this (spec 4).
 MAX_READ_BYTES: Final = 512 * 1024 * 1024
@@ -323,6 +324,12 @@ class LocalFilesystem:
 
     def write_bytes(self, path: str, data: bytes) -> None:
         _check_path(path)
+        # An interrupt waits until the file is complete: never a truncated or half-written file.
+        with deferred_interrupts():
+            self._write_bytes(path, data)
+
+    @staticmethod
+    def _write_bytes(path: str, data: bytes) -> None:
         # Opened non-blocking, so that a FIFO without a reader fails (ENXIO) instead of hanging
         # the call (the reference blocks there); then blocking again for the write itself.
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)

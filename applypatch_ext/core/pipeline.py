@@ -57,6 +57,7 @@ from .events import (
 from .explain import MatchExplanation, explain_error
 from .faults import CancellationToken, Fault, FaultSpecError, FaultyFilesystem, parse_fault
 from .fs import Filesystem, LocalFilesystem, resolve_path
+from .interrupts import cancellation
 from .invocation import (
     ApplyPatchInvocation,
     ImplicitInvocation,
@@ -482,17 +483,37 @@ class ApplyPatchCall:
     def _drive(self, answer: Decision | None, approver: Approver | None) -> CallResult:
         assert self._steps is not None
         try:
-            request = self._steps.send(answer) if answer is not None else next(self._steps)
-            while True:
-                if approver is None:
-                    self.stage = "waiting for approval"
-                    self.result = self._result(AWAITING_APPROVAL, "", pending_request=request)
-                    return self.result
-                request = self._steps.send(Decision(approver(request)))
+            # The token is the current one for the checkpoints of parsing, verification and the
+            # explanation (an interrupt there ends the call before anything is written).
+            with cancellation(self.cancel):
+                request = self._steps.send(answer) if answer is not None else next(self._steps)
+                while True:
+                    if approver is None:
+                        self.stage = "waiting for approval"
+                        self.result = self._result(AWAITING_APPROVAL, "", pending_request=request)
+                        return self.result
+                    request = self._steps.send(Decision(approver(request)))
+        except CancelledError:
+            # Cancelled before the begin event (parsing, verifying): nothing was written.
+            reason = f"apply_patch was cancelled while {self.stage}: nothing was written"
+            self.result = self._finish(self._result(CANCELLED, reason, error=reason))
+            return self.result
         except StopIteration as stop:
             result: CallResult = stop.value
             self.result = result
             return result
+        except BaseException as exc:
+            # A KeyboardInterrupt outside the cancellation token (or a bug) killed the steps:
+            # the call can never resume. Record how it ended; an exception while applying
+            # loses the attempt's record, so the delta is then only a lower bound.
+            if self.stage == "applying":
+                self._delta = replace(self._delta, exact=False)
+            if isinstance(exc, KeyboardInterrupt):
+                status, reason = CANCELLED, f"interrupted while {self.stage}"
+            else:
+                status, reason = FAILED, f"{type(exc).__name__} while {self.stage}: {exc}"
+            self.result = self._result(status, reason, error=reason)
+            raise
 
     def _emit(self, event: Any) -> None:
         self.turn.recorder.emit(event)
@@ -655,6 +676,8 @@ class ApplyPatchCall:
                 line_endings=options.line_endings,
                 duplicates=options.duplicates,
             )
+        except CancelledError:
+            raise
         except ApplyPatchError as exc:
             message = VERIFICATION_FAILED + str(exc)
             explanation = explain_error(exc, self._faulty, options.line_endings)

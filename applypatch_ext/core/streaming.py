@@ -24,6 +24,7 @@ from dataclasses import replace
 from typing import overload
 
 from .errors import InvalidHunkError, InvalidPatchError, ParseError
+from .interrupts import checkpoint
 from .model import (
     ADD_FILE_MARKER,
     BEGIN_PATCH_MARKER,
@@ -402,6 +403,7 @@ class StreamingPatchParser:
         split lines of a huge delta never all exist at once).
         """
         while pos < end:
+            checkpoint("parsing")  # once a window: an interrupt stops a huge patch's parse
             if self._mode == _ADD and text.startswith("+", pos):
                 pos = self._add_run(text, pos, end)
                 continue

@@ -24,16 +24,12 @@ The default stays ``none``: Codex semantics, no rollback, the committed prefix r
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import posixpath
-import signal
-import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from types import FrameType
 
 from . import journal as wal
 from .errors import ApplyPatchError
@@ -46,6 +42,7 @@ from .fs import (
     canonicalizer,
     resolve_path,
 )
+from .interrupts import deferred_interrupts
 from .journal import DiskJournal, JournalEntry
 from .model import AddFile, DeleteFile, Hunk, UpdateFile
 from .text import format_io_error
@@ -80,32 +77,6 @@ class RollbackError(Exception):
         super().__init__(message)
         self.failures = failures
         self.journal = journal
-
-
-@contextlib.contextmanager
-def interrupts_deferred() -> Iterator[None]:
-    """Hold SIGINT back until the block is done, then deliver it (KeyboardInterrupt).
-
-    Only the main thread receives signals in Python; elsewhere this does nothing.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    received: list[int] = []
-
-    def hold(signum: int, _frame: FrameType | None) -> None:
-        received.append(signum)
-
-    previous = signal.signal(signal.SIGINT, hold)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        if received:
-            if callable(previous):
-                previous(signal.SIGINT, None)
-            elif previous == signal.SIG_DFL:
-                raise KeyboardInterrupt
 
 
 def _kind(fs: Filesystem, path: str) -> str | None:
@@ -407,7 +378,7 @@ class JournalingFilesystem:
         Raises :class:`RollbackError` when some path could not be restored; the on-disk
         journal is then kept, for ``recover`` to finish once the cause is fixed.
         """
-        with interrupts_deferred():
+        with deferred_interrupts():
             touched = self._touched
             entries = [e for e in self._entries if e.path in touched]
             result = restore(self.inner, entries)
@@ -478,7 +449,7 @@ def recover(cwd: str, fs: Filesystem | None = None) -> Recovery | None:
     """
     if wal.pending(cwd) is None:
         return None
-    with wal.locked(cwd) as path, interrupts_deferred():
+    with wal.locked(cwd) as path, deferred_interrupts():
         if not os.path.lexists(path):
             return None  # recovered by another process meanwhile
         header, entries = wal.read_journal(path)

@@ -23,6 +23,7 @@ from .contents import derive_new_contents
 from .diff import unified_diff
 from .errors import InvalidPatchError, IoError
 from .fs import Filesystem, LocalFilesystem, canonicalizer, resolve_path
+from .interrupts import checkpoint
 from .model import (
     AddFile,
     ApplyPatchAction,
@@ -103,6 +104,7 @@ def verify_patch(
     reject_duplicates = DuplicatePaths(duplicates) is DuplicatePaths.REJECT
     changes: dict[str, ApplyPatchFileChange] = {}
     for hunk in parsed.hunks:
+        checkpoint("verifying")
         path = resolve_path(cwd, hunk.path)
         if path in changes:
             if reject_duplicates:

@@ -150,7 +150,11 @@ class PatchCallResult:
         updated. Raises ``RuntimeError`` when the call is not waiting for approval.
         """
         if self.status != AWAITING_APPROVAL or self._decide is None:
-            raise RuntimeError(f"call {self.call_id} is not waiting for approval")
+            raise RuntimeError(
+                f"call {self.call_id} is not waiting for approval: it ended {self.status} "
+                f"(stage {self._result.stage}); a decision can only answer a call whose status "
+                f"is {AWAITING_APPROVAL}"
+            )
         Decision(decision)  # a clear ValueError for a bad answer
         self._decide(decision)
         return self
@@ -300,14 +304,26 @@ class CallView:
         return self._publish(core)
 
     def decide(self, decision: str) -> None:
-        """An approval button was clicked: resume the call with that decision."""
+        """An approval button was clicked: resume the call with that decision.
+
+        The resumed call runs under the same interrupt guard as a first run: a kernel interrupt
+        while it writes cancels it between two files, and it ends ``cancelled``.
+        """
         if self.call.result is None or self.call.result.status != AWAITING_APPROVAL:
             return
         try:
             parsed = Decision(decision)
         except ValueError:
             return
-        self._publish(self.call.resume(parsed, self._approver))
+        with cancel_on_interrupt(self.call.cancel):
+            try:
+                core = self.call.resume(parsed, self._approver)
+            except BaseException:
+                # The call recorded how it ended (cancelled): show that, not a stale request.
+                if self.call.result is not None:
+                    self._publish(self.call.result)
+                raise
+        self._publish(core)
 
     def _publish(self, core: CallResult) -> PatchCallResult:
         if self.result is None:
