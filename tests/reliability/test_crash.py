@@ -474,3 +474,35 @@ def test_crash_sweep(tmp_path: Path) -> None:
     FIGURES["crash sweep distinct kill points"] += len(points)
     assert FIGURES["crash sweep kill points hit"] > 0
     assert SCALE >= 1
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_the_journal_is_not_in_the_working_tree_nor_in_git_status(tmp_path: Path) -> None:
+    root = tmp_path / "tree"
+    patch = tmp_path / "change.patch"
+    patch.write_text(build_tree(root, 12))
+    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], check=True)
+    proc = start_turn(root, patch, "--fault", "stop:6")
+    wait_stopped(proc)
+    try:
+        journal = journal_path(str(root))
+        assert os.path.exists(journal)
+        assert not journal.startswith(str(root.resolve()) + "/")
+        status = subprocess.run(
+            [*git, "status", "--porcelain", "--ignored", "-uall"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        named = {line[3:] for line in status.splitlines()}
+        patch_paths = {"run.sh", "tool.sh", "secret.txt", "link", "u0.txt", "d1.txt"}
+        assert named and named <= patch_paths | {"new/0/deep/a2.txt"}, named
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=60)
+    assert module("recover", "--cwd", str(root)).returncode == 0
+    clean = subprocess.run([*git, "status", "--porcelain"], capture_output=True, text=True)
+    assert clean.stdout == ""
