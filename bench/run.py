@@ -18,6 +18,7 @@ Stdlib only; prints, never asserts (no test depends on a duration).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import datetime
 import gc
@@ -391,6 +392,85 @@ def section_apply(
         report.out(f"Note: result differs from the expected tree for {bad} (timed anyway).")
     report.out()
     return results, works, empty
+
+
+def _mount_of(path: Path) -> str:
+    """The filesystem type holding ``path`` (from /proc/mounts), for the report."""
+    best, kind = "", "unknown"
+    with contextlib.suppress(OSError):
+        real = os.path.realpath(path)
+        for line in Path("/proc/mounts").read_text().splitlines():
+            parts = line.split()
+            inside = len(parts) > 2 and (real + "/").startswith(parts[1].rstrip("/") + "/")
+            if inside and len(parts[1]) >= len(best):
+                best, kind = parts[1], parts[2]
+    return kind
+
+
+def section_transaction(
+    report: Report, sandbox: Sandbox, works: list[wl.Workload], runs: int
+) -> None:
+    """The whole pipeline on (a)-(d): the default mode beside ``--transaction atomic``, whose
+    write-ahead journal (one file, fsync'd, then removed) goes to a folder on the disk."""
+    from applypatch_ext.core.journal import STATE_DIR_ENV
+    from applypatch_ext.core.pipeline import PipelineOptions, run_patch
+    from applypatch_ext.core.transaction import Transaction
+
+    state = Path(tempfile.mkdtemp(prefix="applypatch-bench-state-"))
+    previous = os.environ.get(STATE_DIR_ENV)
+    os.environ[STATE_DIR_ENV] = str(state)
+    modes = {
+        "none": PipelineOptions(),
+        "atomic": PipelineOptions(transaction=Transaction.ATOMIC),
+    }
+
+    def runner(options: PipelineOptions) -> Runner:
+        def run(w: wl.Workload, cwd: Path) -> object:
+            result = run_patch(w.patch, str(cwd), options=options)
+            if not result.ok:
+                raise RuntimeError(f"the pipeline failed on {w.name}: {result.output}")
+            return result
+
+        return run
+
+    results: dict[str, dict[str, Stats]] = {w.name: {} for w in works}
+    try:
+        for w in works:
+            for mode, options in modes.items():  # once, untimed: the result tree is checked
+                with sandbox.tree(w.before) as cwd:
+                    runner(options)(w, cwd)
+                    if read_tree(cwd) != w.after:
+                        report.out(f"Note: {mode} gives a different tree on {w.name}.")
+            for _ in range(runs):
+                for mode, options in modes.items():  # interleaved
+                    with sandbox.tree(w.before) as cwd:
+                        t = _timed(partial(runner(options), w, cwd))
+                    results[w.name].setdefault(mode, Stats([])).samples.append(t)
+    finally:
+        if previous is None:
+            os.environ.pop(STATE_DIR_ENV, None)
+        else:
+            os.environ[STATE_DIR_ENV] = previous
+        shutil.rmtree(state, ignore_errors=True)
+
+    report.out("## Transactions: the pipeline in the default mode and in atomic mode")
+    report.out()
+    report.out(
+        "`run_patch` (parse, verify, safety, sandboxed apply, TurnDiff) on (a)-(d); atomic "
+        "mode adds the write-ahead journal: every path's prior state read and written to one "
+        f"file, fsync'd with its folder, removed at the end (journal on {_mount_of(state)}, "
+        f"tree on {_mount_of(sandbox.root)})."
+    )
+    report.out()
+    rows = []
+    for w in works:
+        none, atomic = results[w.name]["none"], results[w.name]["atomic"]
+        overhead = (atomic.median - none.median) * 1e3
+        rows.append(
+            [w.title, none.ms(), atomic.ms(), _fmt_ratio(_ratio(atomic, none)), _num(overhead)]
+        )
+    header = ["workload", "pipeline none, ms", "pipeline atomic, ms", "atomic / none"]
+    report.table([*header, "atomic overhead, ms"], rows)
 
 
 def section_memory(report: Report, works: list[wl.Workload], sandbox: Sandbox) -> None:
@@ -811,6 +891,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.only is None:
             results, works, _empty = section_apply(report, sandbox, peers, args.runs)
+            section_transaction(report, sandbox, works, args.runs)
             section_memory(report, works, sandbox)
             section_process(report, sandbox, results, args.runs)
             section_streaming(report, works[0].patch, args.runs)

@@ -3,8 +3,8 @@
 The Codex events keep their names and JSON shapes (each object tagged by ``type``):
 ``patch_apply_updated`` (streaming preview), ``patch_apply_begin``, ``patch_apply_end`` (with
 ``status``) and ``turn_diff``. Ours, for what Codex shows in its UI rather than in events:
-``patch_safety_assessed``, ``apply_patch_approval_request`` and
-``apply_patch_approval_decision``.
+``patch_safety_assessed``, ``apply_patch_approval_request``,
+``apply_patch_approval_decision`` and ``transaction_recovered``.
 
 The recorder keeps every event with a monotonic time offset (the clock is injectable so that
 tests need no sleeps) and notifies subscribers, which is how the widget follows a call live.
@@ -132,6 +132,27 @@ class TurnDiff(_Event):
     type: ClassVar[str] = "turn_diff"
 
 
+@dataclass(frozen=True)
+class TransactionRecovered(_Event):
+    """Ours: before running, the call found the journal of an atomic call that did not finish
+    (its process was killed) in ``cwd`` and put the tree back as it was before that call.
+
+    ``restored``: files and symlinks put back; ``removed``: what that call had created (a
+    directory ends in ``/``); ``failures``: ``"PATH: reason"`` for what could not be restored
+    (the journal is then kept and the call does not run).
+    """
+
+    call_id: str
+    cwd: str
+    journal: str
+    interrupted_call_id: str | None
+    restored: tuple[str, ...]
+    removed: tuple[str, ...]
+    failures: tuple[str, ...]
+
+    type: ClassVar[str] = "transaction_recovered"
+
+
 Event: TypeAlias = (
     PatchApplyUpdated
     | PatchSafetyAssessed
@@ -140,6 +161,7 @@ Event: TypeAlias = (
     | ApplyPatchApprovalDecision
     | PatchApplyEnd
     | TurnDiff
+    | TransactionRecovered
 )
 
 

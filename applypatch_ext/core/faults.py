@@ -19,6 +19,13 @@ notebooks. A fault is written as ``KIND:ARG``:
                               application, never inside it
 ``cancel:N``                  cancel before the N-th mutating operation (write, remove or
                               directory creation), as if the user interrupted the call
+``journal:enospc``            writing an atomic attempt's on-disk journal fails with ENOSPC,
+                              as on a full disk (then nothing is changed)
+``kill:N``                    before the N-th mutating operation the process sends itself
+                              SIGKILL: a crash at a chosen point (for the atomic journal's
+                              tests; it ends a Jupyter kernel too)
+``stop:N``                    before the N-th mutating operation the process stops itself
+                              (SIGSTOP), so that a test can signal it from outside there
 ============================  ===============================================================
 
 PATH is resolved against the working directory like a hunk path. Reads are never failed (the
@@ -32,6 +39,7 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 from dataclasses import dataclass
 from typing import Final
 
@@ -39,7 +47,17 @@ from .errors import CancelledError
 from .fs import FileMetadata, Filesystem, resolve_path
 from .sandbox import SandboxDenied
 
-FAULT_KINDS: Final = ("write", "delete", "remove-source", "eperm", "drift", "cancel")
+FAULT_KINDS: Final = (
+    "write",
+    "delete",
+    "remove-source",
+    "eperm",
+    "drift",
+    "cancel",
+    "journal",
+    "kill",
+    "stop",
+)
 DRIFT_LINE: Final = "drifted: this line was added between verify and apply\n"
 
 
@@ -64,7 +82,11 @@ def parse_fault(spec: str, cwd: str) -> Fault:
         raise FaultSpecError(
             f"unknown fault kind {kind!r} in {spec!r}; expected one of {', '.join(FAULT_KINDS)}"
         )
-    if kind == "cancel" or (kind == "write" and arg.isdigit()):
+    if kind == "journal":
+        if arg != "enospc":
+            raise FaultSpecError(f"{spec!r}: the only journal fault is journal:enospc")
+        return Fault(kind, spec=spec)
+    if kind in ("cancel", "kill", "stop") or (kind == "write" and arg.isdigit()):
         if not arg.isdigit() or int(arg) < 1:
             raise FaultSpecError(f"{spec!r}: {kind} needs an operation number >= 1")
         return Fault(kind, index=int(arg), spec=spec)
@@ -137,6 +159,9 @@ class FaultyFilesystem:
             raise _io_error(path, errno.EROFS)
         self.mutations += 1
         for fault in self.faults:
+            if fault.kind in ("kill", "stop") and fault.index == self.mutations:
+                self._fire(fault)
+                os.kill(os.getpid(), signal.SIGKILL if fault.kind == "kill" else signal.SIGSTOP)
             if fault.kind == "cancel" and fault.index == self.mutations:
                 self._fire(fault)
                 if self.cancel is not None:

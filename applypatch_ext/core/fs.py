@@ -162,6 +162,17 @@ class SupportsSymlinks(Protocol):
     def create_symlink(self, target: str, path: str) -> None: ...
 
 
+@runtime_checkable
+class SupportsModes(Protocol):
+    """Optional: read and set a file's permission bits (an atomic rollback restores them)."""
+
+    def file_mode(self, path: str) -> int:
+        """The permission bits (``st_mode & 0o7777``) of ``path`` itself (not followed)."""
+        ...
+
+    def set_mode(self, path: str, mode: int) -> None: ...
+
+
 def canonicalizer(fs: object) -> Callable[[str], str] | None:
     """The ``canonical_path`` of ``fs`` or of the filesystem it wraps (its ``inner``, as the
     fault, journal and sandbox views keep it): those views pass paths through unchanged."""
@@ -361,6 +372,14 @@ class LocalFilesystem:
     def create_symlink(self, target: str, path: str) -> None:
         _check_path(path)
         os.symlink(target, path)
+
+    def file_mode(self, path: str) -> int:
+        _check_path(path)
+        return stat.S_IMODE(os.stat(path, follow_symlinks=False).st_mode)
+
+    def set_mode(self, path: str, mode: int) -> None:
+        _check_path(path)
+        os.chmod(path, mode)
 
 
 def _oserror(code: int, path: str) -> OSError:

@@ -26,6 +26,7 @@ post-tool-use hook may replace the output but never undoes writes.
 
 from __future__ import annotations
 
+import errno
 import itertools
 import os
 import time
@@ -34,7 +35,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum, StrEnum
 from typing import Any, Final, TypeAlias
 
-from .apply import ApplyOutcome, apply_hunks
+from .apply import AffectedPaths, ApplyOutcome, apply_hunks
 from .errors import ApplyPatchError, CancelledError, IoError, ParseError
 from .events import (
     STATUS_COMPLETED,
@@ -49,6 +50,7 @@ from .events import (
     PatchApplyUpdated,
     PatchSafetyAssessed,
     RecordedEvent,
+    TransactionRecovered,
     TurnDiff,
     changes_to_json,
 )
@@ -62,6 +64,7 @@ from .invocation import (
     InvocationParseError,
     parse_command_line,
 )
+from .journal import DiskJournal, JournalBusy, JournalError, pending
 from .model import AppliedPatchDelta, ApplyPatchAction, ParsedPatch
 from .parser import parse_patch
 from .preview import DEFAULT_THROTTLE, ApplyPatchArgumentDiffConsumer
@@ -84,7 +87,7 @@ from .sandbox import (
     SymlinkRefused,
 )
 from .text import LineEndings, format_io_error
-from .transaction import JournalingFilesystem, RollbackError, Transaction
+from .transaction import JournalingFilesystem, RollbackError, Transaction, recover
 from .turn_diff import TurnDiffTracker
 from .verify import DuplicatePaths, verify_patch
 
@@ -700,7 +703,45 @@ class ApplyPatchCall:
             return self._finish(self._result(REJECTED, message, error=safety.reason))
         return _Prepared(parsed, environment, cwd, root, action, safety)
 
+    def _recover(self) -> CallResult | None:
+        """Before anything else: an atomic call killed in the middle (its journal is still on
+        disk) in one of the turn's working directories is rolled back, and said so in a
+        ``transaction_recovered`` event. A journal that cannot be fully restored stops the call
+        (an error result); one still held by a running call is left alone."""
+        if not isinstance(self.turn.fs, LocalFilesystem):
+            return None  # journals are written for the real disk only
+        for directory in dict.fromkeys(self.turn.environments.values()):
+            if pending(directory) is None:
+                continue
+            try:
+                recovery = recover(directory, self.turn.fs)
+            except JournalBusy:
+                continue
+            except JournalError as exc:
+                message = f"cannot recover {directory}: {exc.strerror}"
+                return self._finish(self._result(ERROR, message, error=message))
+            if recovery is None:
+                continue
+            self._emit(
+                TransactionRecovered(
+                    self.call_id,
+                    recovery.cwd,
+                    recovery.journal,
+                    recovery.call_id,
+                    recovery.restored,
+                    recovery.removed,
+                    tuple(f"{path}: {why}" for path, why in recovery.failures),
+                )
+            )
+            if not recovery.ok:
+                message = recovery.report().rstrip("\n")
+                return self._finish(self._result(ERROR, message, error=message))
+        return None
+
     def _pipeline(self) -> Generator[ApplyPatchApprovalRequest, Decision, CallResult]:
+        recovered = self._recover()
+        if recovered is not None:
+            return recovered
         prepared = self._prepare()
         if isinstance(prepared, CallResult):
             return prepared
@@ -846,7 +887,7 @@ class ApplyPatchCall:
         base: Filesystem = self.turn.fs
         journal = None
         if self.options.transaction is Transaction.ATOMIC:
-            journal = JournalingFilesystem(base)
+            journal = JournalingFilesystem(base, self._disk_journal(root))
             base = journal
         if sandboxed:
             base = SandboxedFilesystem(base, self.options.sandbox, root, approved=approved)
@@ -857,6 +898,12 @@ class ApplyPatchCall:
         self._faulty.begin_attempt(base, sandboxed=sandboxed)
         hunks = parse_patch(parsed.patch).hunks  # the runtime re-parses the canonical text
         try:
+            if journal is not None:
+                try:
+                    journal.prepare(hunks, cwd)  # the write-ahead journal: before any change
+                except JournalError as exc:  # nothing was changed
+                    error = IoError(exc.strerror or str(exc))
+                    return ApplyOutcome(AppliedPatchDelta(), AffectedPaths(), error)
             outcome = apply_hunks(hunks, cwd, self._faulty, self.options.line_endings)
         except BaseException:
             # A KeyboardInterrupt outside the cancellation token, or a filesystem raising what
@@ -879,6 +926,23 @@ class ApplyPatchCall:
                     )
         self._delta = self._delta.append(outcome.delta)
         return outcome
+
+    def _disk_journal(self, root: str) -> DiskJournal | None:
+        """The on-disk journal of an atomic attempt on the real disk, keyed by ``root`` (the
+        environment's working directory, where the next call looks for it), with the
+        ``journal:`` fault, if set, making its write fail as a full disk does."""
+        if not isinstance(self.turn.fs, LocalFilesystem):
+            return None
+        assert self._faulty is not None
+        faulty = self._faulty
+        full = next((f for f in faulty.faults if f.kind == "journal"), None)
+
+        def disk_full() -> None:
+            assert full is not None
+            faulty.fired.append(full.spec)
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        return DiskJournal(root, self.call_id, fail_write=None if full is None else disk_full)
 
     def _track(self, environment: str) -> None:
         """Feed the accumulated delta to the tracker; emit a TurnDiff under the rules of 6.5."""

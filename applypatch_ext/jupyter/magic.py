@@ -252,14 +252,16 @@ class ApplyPatchMagics(Magics):
         "--transaction",
         default=Transaction.NONE.value,
         help="none (default, Codex semantics: a failure keeps what was written) or atomic "
-        "(roll back everything on any failure).",
+        "(roll back everything on any failure; a write-ahead journal on disk lets the next "
+        "call, or `python -m applypatch_ext recover`, restore the tree after a crash).",
     )
     @argument(
         "--fault",
         action="append",
         metavar="SPEC",
         help="Inject a fault: write:N, write:PATH, delete:PATH, remove-source:PATH, "
-        "eperm:PATH, drift:PATH or cancel:N; repeat for several.",
+        "eperm:PATH, drift:PATH, cancel:N, journal:enospc, kill:N or stop:N (the last two "
+        "signal the kernel itself); repeat for several.",
     )
     @argument(
         "--new-turn",

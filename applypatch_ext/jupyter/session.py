@@ -107,6 +107,12 @@ def summarize_event(event: dict[str, Any]) -> str:
     if kind == "turn_diff":
         diff = str(event.get("unified_diff", ""))
         return f"{diff.count('diff --git ')} file(s)" if diff else "cleared"
+    if kind == "transaction_recovered":
+        restored, removed = len(event.get("restored", [])), len(event.get("removed", []))
+        failed = len(event.get("failures", []))
+        text = f"unfinished atomic call {event.get('interrupted_call_id')} rolled back: "
+        text += f"{restored} restored, {removed} removed"
+        return text + (f", {failed} could not be restored" if failed else "")
     return ""
 
 
