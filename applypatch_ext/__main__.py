@@ -22,13 +22,14 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from .core.events import ApplyPatchApprovalRequest
-from .core.journal import STATE_DIR_ENV, JournalError, journal_path
-from .core.pipeline import Decision, PipelineOptions, Turn
-from .core.sandbox import PermissionProfile
+from .core.apply.journal import STATE_DIR_ENV, JournalError, journal_path
+from .core.apply.transaction import Transaction, recover
+from .core.apply.verify import DuplicatePaths
 from .core.text import LineEndings
-from .core.transaction import Transaction, recover
-from .core.verify import DuplicatePaths
+from .core.turn.events import ApplyPatchApprovalRequest
+from .core.turn.options import Decision, PipelineOptions
+from .core.turn.policy import PermissionProfile
+from .core.turn.turn import Turn
 
 FAULT_HELP = """\
 fault specs (--fault, repeatable; PATH is relative to the working directory):

@@ -164,7 +164,7 @@ Runner = Callable[[wl.Workload, Path], object]
 
 
 def ours_in_process() -> Runner:
-    from applypatch_ext.core.apply import apply_patch
+    from applypatch_ext.core.apply.standalone import apply_patch
 
     def run(w: wl.Workload, cwd: Path) -> object:
         result = apply_patch(w.patch, cwd)
@@ -412,9 +412,10 @@ def section_transaction(
 ) -> None:
     """The whole pipeline on (a)-(d): the default mode beside ``--transaction atomic``, whose
     write-ahead journal (one file, fsync'd, then removed) goes to a folder on the disk."""
-    from applypatch_ext.core.journal import STATE_DIR_ENV
-    from applypatch_ext.core.pipeline import PipelineOptions, run_patch
-    from applypatch_ext.core.transaction import Transaction
+    from applypatch_ext.core.apply.journal import STATE_DIR_ENV
+    from applypatch_ext.core.apply.transaction import Transaction
+    from applypatch_ext.core.turn.options import PipelineOptions
+    from applypatch_ext.core.turn.turn import run_patch
 
     state = Path(tempfile.mkdtemp(prefix="applypatch-bench-state-"))
     previous = os.environ.get(STATE_DIR_ENV)
@@ -474,7 +475,7 @@ def section_transaction(
 
 
 def section_memory(report: Report, works: list[wl.Workload], sandbox: Sandbox) -> None:
-    from applypatch_ext.core.apply import apply_patch
+    from applypatch_ext.core.apply.standalone import apply_patch
 
     report.out("## Peak memory in process (tracemalloc peak during the call)")
     report.out()
@@ -546,9 +547,9 @@ def import_breakdown(py: str) -> str:
 
 
 def section_streaming(report: Report, patch_a: str, runs: int) -> None:
-    from applypatch_ext.core.parser import parse_patch
-    from applypatch_ext.core.preview import ApplyPatchArgumentDiffConsumer
-    from applypatch_ext.core.streaming import StreamingPatchParser
+    from applypatch_ext.core.parse.parser import parse_patch
+    from applypatch_ext.core.parse.streaming import StreamingPatchParser
+    from applypatch_ext.core.turn.preview import ApplyPatchArgumentDiffConsumer
 
     report.out(f"## (e) Streaming, deltas of {DELTA_SIZE} characters")
     report.out()
@@ -647,10 +648,10 @@ def section_turn_diff(
     report.out("## (f) TurnDiff rendering (track the delta, render the aggregate)")
     report.out()
     try:
-        from applypatch_ext.core.apply import apply_patch
-        from applypatch_ext.core.fs import MemoryFilesystem
-        from applypatch_ext.core.model import AppliedPatchDelta, AppliedUpdate
-        from applypatch_ext.core.turn_diff import TurnDiffTracker
+        from applypatch_ext.core.apply.changes import AppliedPatchDelta, AppliedUpdate
+        from applypatch_ext.core.apply.fs import MemoryFilesystem
+        from applypatch_ext.core.apply.standalone import apply_patch
+        from applypatch_ext.core.turn.turn_diff import TurnDiffTracker
     except ImportError as exc:
         report.out(f"TurnDiffTracker unavailable: {exc}")
         report.out()
@@ -756,7 +757,8 @@ def section_slow_verification(
 ) -> None:
     """(h), a context that no pass finds: ours (the whole pipeline: parse, verify, explain the
     failure; and the ``apply_patch`` command) beside the reference binary, in one run."""
-    from applypatch_ext.core.pipeline import ERROR, run_patch
+    from applypatch_ext.core.turn.options import ERROR
+    from applypatch_ext.core.turn.turn import run_patch
 
     w = wl.slow_verification()
     report.out("## (h) Slow verification: a context that does not match a large file")
@@ -809,15 +811,15 @@ def section_slow_verification(
 
 def profile(name: str) -> None:
     """cProfile of ours in process on one workload (for finding the slow paths)."""
-    from applypatch_ext.core.apply import apply_patch
-    from applypatch_ext.core.pipeline import run_patch
+    from applypatch_ext.core.apply.standalone import apply_patch
+    from applypatch_ext.core.turn.turn import run_patch
 
     table = {w.name: w for w in wl.all_apply_workloads()}
     table["g-ws"] = wl.big_update(context_form="whitespace")
     table["g-punct"] = wl.big_update(context_form="typographic")
     table["h"] = wl.slow_verification()
     if name.startswith("e"):
-        from applypatch_ext.core.preview import ApplyPatchArgumentDiffConsumer
+        from applypatch_ext.core.turn.preview import ApplyPatchArgumentDiffConsumer
 
         # The preview consumer (it feeds the parser): "e" on the 1 MB patch, "e-a" on (a)'s.
         text = wl.multi_file_stream() if name == "e" else table["a"].patch

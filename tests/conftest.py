@@ -22,7 +22,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from applypatch_ext.core.journal import STATE_DIR_ENV
+from applypatch_ext.core.apply.journal import STATE_DIR_ENV
 
 from .scenarios import REFERENCE_SCENARIOS
 

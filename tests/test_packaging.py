@@ -64,7 +64,7 @@ def test_wheel_contains_the_front_end_and_the_console_script(wheel: Path) -> Non
         entry_points = next(n for n in names if n.endswith("entry_points.txt"))
         scripts = archive.read(entry_points).decode()
     assert {"applypatch_ext/js/widget.js", "applypatch_ext/js/widget.css"} <= names
-    assert "applypatch_ext/core/pipeline.py" in names
+    assert "applypatch_ext/core/turn/turn.py" in names
     assert not any(name.startswith("tests/") for name in names)
     assert "apply_patch = applypatch_ext.cli:run" in scripts
 

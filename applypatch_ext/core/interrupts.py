@@ -172,3 +172,13 @@ def interrupts_deferred() -> bool:
     """Whether this thread is inside :func:`deferred_interrupts` (for tests and assertions)."""
     gate = _gate
     return gate is not None and gate.owner == get_ident() and gate.writing > 0
+
+
+class CancellationToken:
+    """Set from anywhere (a KeyboardInterrupt handler, another thread); checked between writes."""
+
+    def __init__(self) -> None:
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True

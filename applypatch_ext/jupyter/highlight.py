@@ -53,7 +53,7 @@ from pygments.token import (  # type: ignore[import-untyped]
 )
 from pygments.util import ClassNotFound  # type: ignore[import-untyped]
 
-from ..core.model import (
+from ..core.apply.changes import (
     AppliedAdd,
     AppliedDelete,
     AppliedPatchDelta,

@@ -20,12 +20,12 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, kwds, magic_arguments, parse_argstring
 from IPython.display import display
 
+from ..core.apply.transaction import Transaction
+from ..core.apply.verify import DuplicatePaths
 from ..core.errors import ApplyPatchError
-from ..core.pipeline import Decision, PipelineOptions
-from ..core.sandbox import PermissionProfile
 from ..core.text import LineEndings
-from ..core.transaction import Transaction
-from ..core.verify import DuplicatePaths
+from ..core.turn.options import Decision, PipelineOptions
+from ..core.turn.policy import PermissionProfile
 from .display import (
     md_code,
     render_events_plain,

@@ -1,6 +1,6 @@
 """The kernel side of the Jupyter layer: one session per kernel, one view per call.
 
-:class:`ApplyPatchSession` keeps the current :class:`~applypatch_ext.core.pipeline.Turn`.
+:class:`ApplyPatchSession` keeps the current :class:`~applypatch_ext.core.turn.turn.Turn`.
 :class:`CallView` ties one call to its widget (if any) and to its :class:`PatchCallResult`:
 it streams the input, mirrors every recorded event into the widget's traits (batched with
 ``hold_sync``), and resumes the call when an approval button is clicked.
@@ -22,16 +22,11 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, Final
 
-from ..core.faults import CancellationToken
-from ..core.pipeline import (
-    AWAITING_APPROVAL,
-    ApplyPatchCall,
-    CallResult,
-    Decision,
-    PipelineOptions,
-    Turn,
-)
-from ..core.turn_diff import TurnDiffTracker
+from ..core.interrupts import CancellationToken
+from ..core.turn.options import AWAITING_APPROVAL, Decision, PipelineOptions
+from ..core.turn.result import CallResult
+from ..core.turn.turn import ApplyPatchCall, Turn
+from ..core.turn.turn_diff import TurnDiffTracker
 from .display import render_html, render_markdown, render_plain, turn_diff_files_json
 from .highlight import call_sources, turn_sources
 from .widget import ApplyPatchWidget

@@ -14,8 +14,8 @@ from typing import Any
 import anywidget
 import traitlets
 
-from ..core.events import ApplyPatchApprovalRequest, PatchApplyBegin, PatchSafetyAssessed
-from ..core.pipeline import (
+from ..core.turn.events import ApplyPatchApprovalRequest, PatchApplyBegin, PatchSafetyAssessed
+from ..core.turn.options import (
     AWAITING_APPROVAL,
     CALL_STATUSES,
     CANCELLED,
@@ -27,7 +27,7 @@ from ..core.pipeline import (
     REJECTED,
     STAGES,
 )
-from ..core.safety import AskUser, AutoApprove, Reject
+from ..core.turn.safety import AskUser, AutoApprove, Reject
 from .assets import asset_path
 from .display import render_html, render_plain
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from applypatch_ext.core import journal as wal
-from applypatch_ext.core.apply import apply_hunks
-from applypatch_ext.core.fs import LocalFilesystem, MemoryFilesystem
-from applypatch_ext.core.journal import DiskJournal, JournalEntry, JournalError
-from applypatch_ext.core.parser import parse_patch
-from applypatch_ext.core.transaction import JournalingFilesystem, recover, restore
+from applypatch_ext.core.apply import journal as wal
+from applypatch_ext.core.apply.fs import LocalFilesystem, MemoryFilesystem
+from applypatch_ext.core.apply.journal import DiskJournal, JournalEntry, JournalError
+from applypatch_ext.core.apply.runtime import apply_hunks
+from applypatch_ext.core.apply.transaction import JournalingFilesystem, recover, restore
+from applypatch_ext.core.parse.parser import parse_patch
 
 PATCH = parse_patch(
     "*** Begin Patch\n"

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from applypatch_ext.core.diff import unified_diff
-from applypatch_ext.core.parser import parse_patch
-from applypatch_ext.core.verify import verify_patch
+from applypatch_ext.core.apply.diff import unified_diff
+from applypatch_ext.core.apply.verify import verify_patch
+from applypatch_ext.core.parse.parser import parse_patch
 from applypatch_ext.jupyter import highlight
 from applypatch_ext.jupyter.highlight import (
     EXPAND_WINDOW,

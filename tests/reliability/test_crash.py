@@ -27,10 +27,11 @@ from typing import Any
 
 import pytest
 
-from applypatch_ext.core.fs import LocalFilesystem
-from applypatch_ext.core.journal import journal_dir, journal_path
-from applypatch_ext.core.pipeline import COMPLETED, FAILED, PipelineOptions, Turn
-from applypatch_ext.core.transaction import Transaction
+from applypatch_ext.core.apply.fs import LocalFilesystem
+from applypatch_ext.core.apply.journal import journal_dir, journal_path
+from applypatch_ext.core.apply.transaction import Transaction
+from applypatch_ext.core.turn.options import COMPLETED, FAILED, PipelineOptions
+from applypatch_ext.core.turn.turn import Turn
 
 from ..trees import snapshot_dir_with_modes
 from ._support import FIGURES, SCALE, scaled
@@ -242,8 +243,8 @@ def test_the_library_turn_recovers_first_and_says_what_it_restored(tmp_path: Pat
 DYING_RECOVERY = textwrap.dedent(
     """
     import os, signal, sys
-    from applypatch_ext.core.fs import LocalFilesystem
-    from applypatch_ext.core.transaction import recover
+    from applypatch_ext.core.apply.fs import LocalFilesystem
+    from applypatch_ext.core.apply.transaction import recover
 
     LIMIT = int(sys.argv[2])
     count = 0

@@ -2,7 +2,7 @@
 patches, in both transaction modes, through the whole pipeline.
 
 For each patch (adds, updates, deletes, moves, moves onto existing files, nested new
-directories) and each fault spec of :mod:`applypatch_ext.core.faults` -- ``write:N`` and
+directories) and each fault spec of :mod:`applypatch_ext.core.turn.faults` -- ``write:N`` and
 ``cancel:N`` for every N up to one past the last operation, and ``write:``, ``delete:``,
 ``remove-source:``, ``eperm:``, ``drift:`` on every path the patch names (and their parent
 directories) -- the call runs once, and:
@@ -37,27 +37,22 @@ from pathlib import Path
 
 import pytest
 
-from applypatch_ext.core.faults import DRIFT_LINE, FAULT_KINDS
-from applypatch_ext.core.fs import Filesystem, LocalFilesystem, MemoryFilesystem
-from applypatch_ext.core.model import (
+from applypatch_ext.core.apply.changes import (
     AppliedAdd,
     AppliedDelete,
     AppliedPatchDelta,
     AppliedUpdate,
-    UpdateFile,
 )
-from applypatch_ext.core.parser import parse_patch
-from applypatch_ext.core.pipeline import (
-    CANCELLED,
-    COMPLETED,
-    FAILED,
-    CallResult,
-    PipelineOptions,
-    Turn,
-)
-from applypatch_ext.core.sandbox import PermissionProfile, SandboxPolicy
-from applypatch_ext.core.transaction import Transaction
-from applypatch_ext.core.verify import DuplicatePaths
+from applypatch_ext.core.apply.fs import Filesystem, LocalFilesystem, MemoryFilesystem
+from applypatch_ext.core.apply.transaction import Transaction
+from applypatch_ext.core.apply.verify import DuplicatePaths
+from applypatch_ext.core.parse.model import UpdateFile
+from applypatch_ext.core.parse.parser import parse_patch
+from applypatch_ext.core.turn.faults import DRIFT_LINE, FAULT_KINDS
+from applypatch_ext.core.turn.options import CANCELLED, COMPLETED, FAILED, PipelineOptions
+from applypatch_ext.core.turn.policy import PermissionProfile, SandboxPolicy
+from applypatch_ext.core.turn.result import CallResult
+from applypatch_ext.core.turn.turn import Turn
 
 from ._support import (
     FIGURES,

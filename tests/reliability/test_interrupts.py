@@ -21,13 +21,18 @@ from pathlib import Path
 
 import pytest
 
+from applypatch_ext.core.apply.explain import explain_match_failure
+from applypatch_ext.core.apply.fs import LocalFilesystem
+from applypatch_ext.core.apply.seek import _find
 from applypatch_ext.core.errors import CancelledError, MatchFailure
-from applypatch_ext.core.explain import explain_match_failure
-from applypatch_ext.core.faults import CancellationToken
-from applypatch_ext.core.fs import LocalFilesystem
-from applypatch_ext.core.interrupts import cancellation, checkpoint, deferred_interrupts
-from applypatch_ext.core.pipeline import PipelineOptions, Turn
-from applypatch_ext.core.seek import _find
+from applypatch_ext.core.interrupts import (
+    CancellationToken,
+    cancellation,
+    checkpoint,
+    deferred_interrupts,
+)
+from applypatch_ext.core.turn.options import PipelineOptions
+from applypatch_ext.core.turn.turn import Turn
 
 REPO = Path(__file__).resolve().parents[2]
 #: Generous bound on a child's whole life: a hung child fails the test instead of hanging it.
@@ -172,7 +177,7 @@ def test_interrupt_after_approve_tears_no_file(tmp_path: Path) -> None:
 
 LIBRARY_CHILD = """
     import json, sys
-    from applypatch_ext.core.pipeline import Turn
+    from applypatch_ext.core.turn.turn import Turn
 
     with open(sys.argv[2]) as handle:
         patch = handle.read()
@@ -319,8 +324,8 @@ def test_sigint_while_verifying_the_slow_case_cancels(tmp_path: Path) -> None:
 EXPLAIN_CHILD = """
     import json, os, random, signal, sys, threading, time
     from applypatch_ext.core.errors import CancelledError, MatchFailure
-    from applypatch_ext.core.explain import explain_match_failure
-    from applypatch_ext.core.faults import CancellationToken
+    from applypatch_ext.core.apply.explain import explain_match_failure
+    from applypatch_ext.core.turn.faults import CancellationToken
     from applypatch_ext.core.interrupts import cancellation
 
     if sys.argv[1] == "slow-case":  # item 7's case: 3,000 context lines of one repeated row

@@ -31,16 +31,27 @@ import itertools
 import os
 import time
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from enum import Enum, StrEnum
+from dataclasses import dataclass, replace
 from typing import Any, Final, TypeAlias
 
-from .apply import AffectedPaths, ApplyOutcome, apply_hunks
-from .errors import ApplyPatchError, CancelledError, IoError, ParseError
+from ..apply.changes import AppliedPatchDelta, ApplyPatchAction
+from ..apply.explain import explain_error
+from ..apply.fs import Filesystem, LocalFilesystem, resolve_path
+from ..apply.journal import DiskJournal, JournalBusy, JournalError, pending
+from ..apply.runtime import AffectedPaths, ApplyOutcome, apply_hunks
+from ..apply.transaction import JournalingFilesystem, RollbackError, Transaction, recover
+from ..apply.verify import verify_patch
+from ..errors import ApplyPatchError, CancelledError, IoError, ParseError
+from ..interrupts import CancellationToken, cancellation
+from ..parse.invocation import (
+    ApplyPatchInvocation,
+    ImplicitInvocation,
+    InvocationParseError,
+    parse_command_line,
+)
+from ..parse.model import ParsedPatch
+from ..parse.parser import parse_patch
 from .events import (
-    STATUS_COMPLETED,
-    STATUS_DECLINED,
-    STATUS_FAILED,
     ApplyPatchApprovalDecision,
     ApplyPatchApprovalRequest,
     Clock,
@@ -54,73 +65,32 @@ from .events import (
     TurnDiff,
     changes_to_json,
 )
-from .explain import MatchExplanation, explain_error
-from .faults import CancellationToken, Fault, FaultSpecError, FaultyFilesystem, parse_fault
-from .fs import Filesystem, LocalFilesystem, resolve_path
-from .interrupts import cancellation
-from .invocation import (
-    ApplyPatchInvocation,
-    ImplicitInvocation,
-    InvocationParseError,
-    parse_command_line,
+from .faults import Fault, FaultyFilesystem, parse_fault
+from .options import (
+    AWAITING_APPROVAL,
+    CALL_STATUSES,
+    CANCELLED,
+    COMPLETED,
+    DECLINED,
+    DRY_RUN,
+    ERROR,
+    FAILED,
+    REJECTED,
+    STAGES,
+    Approver,
+    Decision,
+    PipelineOptions,
+    as_approver,
 )
-from .journal import DiskJournal, JournalBusy, JournalError, pending
-from .model import AppliedPatchDelta, ApplyPatchAction, ParsedPatch
-from .parser import parse_patch
-from .preview import DEFAULT_THROTTLE, ApplyPatchArgumentDiffConsumer
-from .safety import (
-    ApprovalPolicy,
-    AskUser,
-    AutoApprove,
-    Reject,
-    SafetyCheck,
-    assess_patch_safety,
-    hunk_write_paths,
-)
+from .preview import ApplyPatchArgumentDiffConsumer
+from .result import CallResult, _failure_detail, _is_sandbox_denial, model_output
+from .safety import AskUser, AutoApprove, Reject, SafetyCheck, assess_patch_safety, hunk_write_paths
 from .sandbox import (
     GrantedFilesystem,
     NoFollowFilesystem,
-    PermissionProfile,
-    SandboxDenied,
     SandboxedFilesystem,
-    SandboxPolicy,
-    SymlinkRefused,
 )
-from .text import LineEndings, format_io_error
-from .transaction import JournalingFilesystem, RollbackError, Transaction, recover
 from .turn_diff import TurnDiffTracker
-from .verify import DuplicatePaths, verify_patch
-
-# Call statuses: the FileChange end statuses plus the outcomes that never reach an end event.
-COMPLETED: Final = STATUS_COMPLETED
-FAILED: Final = STATUS_FAILED
-DECLINED: Final = STATUS_DECLINED
-REJECTED: Final = "rejected"  # safety Reject or a blocking hook: no begin/end events
-ERROR: Final = "error"  # parse, environment or verification error: no begin/end events
-CANCELLED: Final = "cancelled"  # begin without end
-AWAITING_APPROVAL: Final = "awaiting-approval"
-DRY_RUN: Final = "dry-run"  # parsed, verified and assessed; nothing written
-CALL_STATUSES: Final = (
-    COMPLETED,
-    FAILED,
-    DECLINED,
-    REJECTED,
-    ERROR,
-    CANCELLED,
-    AWAITING_APPROVAL,
-    DRY_RUN,
-)
-
-# Stages, in order, for a front end that shows progress.
-STAGES: Final = (
-    "streaming",
-    "parsing",
-    "verifying",
-    "safety",
-    "waiting for approval",
-    "applying",
-    "done",
-)
 
 VERIFICATION_FAILED: Final = "apply_patch verification failed: "
 PATCH_REJECTED: Final = "patch rejected: "
@@ -129,29 +99,6 @@ ENVIRONMENT_UNAVAILABLE: Final = "apply_patch environment selection is unavailab
 RETRY_REASON: Final = "the sandbox denied a write; retry without the sandbox?"
 PRE_HOOK_FAILED: Final = "pre-tool-use hook failed, nothing was written: "
 POST_HOOK_FAILED: Final = "post-tool-use hook failed after the call ran: "
-
-
-class Decision(StrEnum):
-    """An answer to an approval request (Codex's ``ReviewDecision``)."""
-
-    APPROVE = "approve"
-    APPROVE_FOR_SESSION = "approve-for-session"
-    DECLINE = "decline"
-
-    @property
-    def approved(self) -> bool:
-        return self is not Decision.DECLINE
-
-
-Approver: TypeAlias = Callable[[ApplyPatchApprovalRequest], "Decision | str"]
-
-
-def as_approver(answer: Approver | Decision | str | None) -> Approver | None:
-    """A callable approver from a callable, a fixed answer, or None (stop and wait)."""
-    if answer is None or callable(answer):
-        return answer
-    fixed = Decision(answer)
-    return lambda _request: fixed
 
 
 @dataclass(frozen=True)
@@ -163,147 +110,6 @@ class HookBlock:
 
 PreToolUseHook: TypeAlias = Callable[[str], "HookBlock | str | None"]
 PostToolUseHook: TypeAlias = Callable[["CallResult"], "str | None"]
-
-
-@dataclass(frozen=True)
-class PipelineOptions:
-    """Every knob of a call; the defaults follow Codex, improved where upstream improved."""
-
-    approval_policy: ApprovalPolicy = field(default_factory=ApprovalPolicy)
-    sandbox: SandboxPolicy = field(default_factory=SandboxPolicy.from_environment)
-    line_endings: LineEndings = LineEndings.PRESERVE
-    duplicates: DuplicatePaths = DuplicatePaths.REJECT
-    transaction: Transaction = Transaction.NONE
-    streaming_events: bool = True
-    throttle: float = DEFAULT_THROTTLE
-    faults: tuple[str, ...] = ()
-
-    def with_(self, **changes: Any) -> PipelineOptions:
-        return replace(self, **changes)
-
-    @classmethod
-    def from_strings(
-        cls,
-        cwd: str,
-        *,
-        approval_policy: str = "on-request",
-        sandbox: str = "workspace-write",
-        writable_roots: Sequence[str] = (),
-        exclude_tmp: bool = False,
-        line_endings: str = "preserve",
-        duplicates: str = "reject",
-        transaction: str = "none",
-        throttle_ms: int = 500,
-        faults: Sequence[str] = (),
-    ) -> PipelineOptions:
-        """Options from the texts a user types (the magic's and the ``turn`` command's options).
-
-        Relative writable roots and fault paths are resolved against ``cwd``. Raises
-        ``ValueError`` whose message starts with the option's name and says what is valid.
-        """
-
-        def choice(name: str, value: str, enum: type[Enum]) -> Any:
-            try:
-                return enum(value)
-            except ValueError:
-                valid = ", ".join(str(member.value) for member in enum)
-                raise ValueError(f"--{name} must be one of {valid}, got {value!r}") from None
-
-        try:
-            policy = ApprovalPolicy.parse(approval_policy)
-        except ValueError as exc:
-            raise ValueError(f"--approval-policy: {exc}") from None
-        for spec in faults:
-            try:
-                parse_fault(spec, cwd)
-            except FaultSpecError as exc:
-                raise ValueError(f"--fault: {exc}") from None
-        if throttle_ms < 0:
-            raise ValueError("--throttle-ms must be 0 or more")
-        roots = [resolve_path(cwd, os.path.expanduser(root)) for root in writable_roots]
-        return cls(
-            approval_policy=policy,
-            sandbox=SandboxPolicy.from_environment(
-                choice("sandbox", sandbox, PermissionProfile),
-                writable_roots=roots,
-                include_tmp=not exclude_tmp,
-                include_tmpdir_env=not exclude_tmp,
-            ),
-            line_endings=choice("line-endings", line_endings, LineEndings),
-            duplicates=choice("duplicates", duplicates, DuplicatePaths),
-            transaction=choice("transaction", transaction, Transaction),
-            throttle=throttle_ms / 1000,
-            faults=tuple(faults),
-        )
-
-
-def format_wall_time(seconds: float) -> str:
-    """Rust's formatting of a duration rounded to one decimal: ``0``, ``0.1``, ``2``."""
-    rounded = round(seconds, 1)
-    return str(int(rounded)) if rounded == int(rounded) else str(rounded)
-
-
-def model_output(exit_code: int, stdout: str, stderr: str, duration: float) -> str:
-    """The text the model receives for an attempt (spec 6.2)."""
-    return (
-        f"Exit code: {exit_code}\nWall time: {format_wall_time(duration)} seconds\n"
-        f"Output:\n{stdout}{stderr}"
-    )
-
-
-@dataclass(frozen=True)
-class CallResult:
-    """Everything one call did; the Jupyter layer shows it, the ``turn`` command prints it.
-
-    ``stage`` is ``done`` for a completed call and otherwise the stage (of :data:`STAGES`) where
-    the call stopped: ``verifying`` for a verification error, ``waiting for approval`` for a
-    call that waits or was declined, ``applying`` for a failed application.
-    """
-
-    call_id: str
-    status: str
-    stage: str
-    output: str
-    stdout: str = ""
-    stderr: str = ""
-    events: tuple[RecordedEvent, ...] = ()
-    parsed: ParsedPatch | None = None
-    proposed: ApplyPatchAction | None = None
-    safety: SafetyCheck | None = None
-    delta: AppliedPatchDelta = field(default_factory=AppliedPatchDelta)
-    turn_diff: str | None = None
-    error: str | None = None
-    pending_request: ApplyPatchApprovalRequest | None = None
-    attempts: int = 0
-    cwd: str = ""
-    explanation: MatchExplanation | None = None
-    #: The shell form's ``cd`` directory, absolute (None without one): the patch's relative
-    #: paths resolve there, while ``cwd`` (the environment's) roots the sandbox.
-    workdir: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.status == COMPLETED
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "call_id": self.call_id,
-            "status": self.status,
-            "stage": self.stage,
-            "output": self.output,
-            "stdout": self.stdout,
-            "stderr": self.stderr,
-            "error": self.error,
-            "safety": None if self.safety is None else self.safety.to_json(),
-            "proposed": None if self.proposed is None else self.proposed.to_json(),
-            "delta": self.delta.to_json(),
-            "turn_diff": self.turn_diff,
-            "attempts": self.attempts,
-            "cwd": self.cwd,
-            "workdir": self.workdir,
-            "explanation": None if self.explanation is None else self.explanation.to_json(),
-            "events": [e.to_json() for e in self.events],
-        }
 
 
 @dataclass(frozen=True)
@@ -980,29 +786,6 @@ def _exception_text(exc: BaseException) -> str:
     """``ValueError: text``, or the type alone when the exception has no text."""
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def _is_sandbox_denial(error: ApplyPatchError) -> bool:
-    cause = getattr(error, "cause", None)
-    return isinstance(cause, SandboxDenied)
-
-
-def _failure_detail(error: ApplyPatchError) -> str:
-    """The error of a failed attempt with its reason, for ``CallResult.error``.
-
-    The reference's write and delete errors name only the path (spec 5.3), and that text stays
-    the stderr; the detail adds why: the sandbox's denial (which path, which rule) or the OS
-    error, unless the text already says it.
-    """
-    text = str(error)
-    cause = getattr(error, "cause", None)
-    if isinstance(cause, SandboxDenied | SymlinkRefused):
-        reason = str(cause)
-    elif isinstance(cause, OSError):
-        reason = format_io_error(cause)
-    else:
-        return text
-    return text if reason in text else f"{text} ({reason})"
 
 
 def run_patch(

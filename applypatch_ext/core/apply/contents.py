@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import chain
 
-from .errors import ComputeReplacementsError, MatchFailure
-from .interrupts import checkpoint
-from .model import UpdateFileChunk
+from ..errors import ComputeReplacementsError, MatchFailure
+from ..interrupts import checkpoint
+from ..parse.model import UpdateFileChunk
+from ..text import LineEndings, split_terminated_lines
 from .seek import Haystack, PatternBatch, seek_sequence
-from .text import LineEndings, split_terminated_lines
 
 Replacement = tuple[int, int, Sequence[str]]
 

@@ -24,10 +24,10 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from .errors import ParseError
+from ..errors import ParseError
+from ..parse.model import EOF_MARKER, AddFile, DeleteFile, Hunk, UpdateFile
+from ..parse.streaming import StreamingPatchParser
 from .events import PatchApplyUpdated
-from .model import EOF_MARKER, AddFile, DeleteFile, Hunk, UpdateFile
-from .streaming import StreamingPatchParser
 
 #: Codex's interval between two PatchApplyUpdated events, in seconds.
 DEFAULT_THROTTLE: Final = 0.5

@@ -20,12 +20,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from .apply import read_text
-from .errors import MatchFailure
-from .fs import Filesystem
-from .interrupts import checkpoint
+from ..errors import MatchFailure
+from ..interrupts import checkpoint
+from ..text import LineEndings, split_terminated_lines
+from .fs import Filesystem, read_text
 from .seek import NORMALISERS, PASS_NAMES
-from .text import LineEndings, split_terminated_lines
 
 #: Lines shown around the region for orientation.
 CONTEXT_LINES: Final = 2

@@ -1,6 +1,6 @@
 """Verify a parsed patch against the current files, read only (spec 5.2).
 
-Produces the proposed change map (:class:`~applypatch_ext.core.model.ApplyPatchAction`): for each
+Produces the proposed change map (:class:`~.changes.ApplyPatchAction`): for each
 hunk, in patch order and each against the disk as it is now (no simulation of earlier hunks),
 an Add with its content, a Delete with the text it removes, or an Update with its new content and
 its radius-1 unified diff. The first error aborts.
@@ -9,7 +9,7 @@ Two hunks that resolve to the same path are rejected by default (``multiple oper
 <path>``, as upstream since 2026-08-10); ``duplicates="fold"`` keeps the legacy behaviour where
 the later hunk replaces the earlier one in the map (the gap of spec 7.4, for teaching).
 
-Nothing is written here; the standalone path (:func:`~applypatch_ext.core.apply.apply_patch`)
+Nothing is written here; the standalone path (:func:`~.standalone.apply_patch`)
 does not use this step, exactly as upstream.
 """
 
@@ -18,24 +18,21 @@ from __future__ import annotations
 import posixpath
 from enum import StrEnum
 
-from .apply import read_file_to_update, read_text
+from ..errors import InvalidPatchError, IoError
+from ..interrupts import checkpoint
+from ..parse.model import AddFile, DeleteFile, ParsedPatch, UpdateFile
+from ..text import LineEndings, Utf8DecodeError, format_io_error
+from .changes import ApplyPatchAction, ApplyPatchFileChange, FileAdd, FileDelete, FileUpdate
 from .contents import derive_new_contents
 from .diff import unified_diff
-from .errors import InvalidPatchError, IoError
-from .fs import Filesystem, LocalFilesystem, canonicalizer, resolve_path
-from .interrupts import checkpoint
-from .model import (
-    AddFile,
-    ApplyPatchAction,
-    ApplyPatchFileChange,
-    DeleteFile,
-    FileAdd,
-    FileDelete,
-    FileUpdate,
-    ParsedPatch,
-    UpdateFile,
+from .fs import (
+    Filesystem,
+    LocalFilesystem,
+    canonicalizer,
+    read_file_to_update,
+    read_text,
+    resolve_path,
 )
-from .text import LineEndings, Utf8DecodeError, format_io_error
 
 #: Context radius of the diff stored in a proposed Update (spec 4.5).
 PROPOSED_DIFF_CONTEXT = 1

@@ -27,7 +27,7 @@ Recognised argv forms:
   entirely in ``'...'`` or ``"..."``. ``DIR`` is one bare word, one ``'...'`` string or one
   ``"..."`` string, quotes removed; it becomes ``workdir`` unresolved (spec 5.1 resolves it).
   The heredoc body loses all its trailing newlines and goes to
-  :func:`~applypatch_ext.core.parser.parse_patch`.
+  :func:`~.parser.parse_patch`.
 
 * The implicit-invocation guard comes first: a one-element argv that parses as a patch, or a
   recognised shell form whose whole script parses as a patch, is :class:`ImplicitInvocation`.
@@ -37,7 +37,7 @@ apply_patch, applypatch or ``cd`` is taken as the script of ``[bash, -lc, text]`
 word names one of the shells above is split into words with bash's quoting rules (``'...'``,
 ``"..."``, backslashes; no expansion) and must be ``shell [-NoProfile] flag <one quoted script>``.
 A raw patch (``*** Begin Patch``, or the lenient ``<<'EOF'`` wrapper) is :class:`NotApplyPatch`:
-the caller parses it with :func:`~applypatch_ext.core.parser.parse_patch`. ``shlex`` is not used
+the caller parses it with :func:`~.parser.parse_patch`. ``shlex`` is not used
 for the split because its argv can differ from the shell's (it keeps ``\\$`` in double quotes,
 leaves ``$x`` unexpanded, glues ``;`` to a word and takes a newline for a blank); here any
 expansion or operator makes the text unrecognised.
@@ -80,10 +80,10 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import ClassVar, Final, Literal, TypeAlias, TypeGuard
 
-from .errors import ApplyPatchError, ParseError
+from ..errors import ApplyPatchError, ParseError
+from ..text import rust_trim
 from .model import BEGIN_PATCH_MARKER, AddFile, DeleteFile, Hunk, ParsedPatch, UpdateFile
 from .parser import parse_patch
-from .text import rust_trim
 
 __all__ = [
     "APPLY_PATCH_COMMANDS",
@@ -243,7 +243,7 @@ def parse_command_line(text: str) -> Invocation:
     text starting with a recognised shell and its flag must continue with one quoted script
     argument, and is split into an argv with bash's quoting rules (without any expansion).
     A raw patch (``*** Begin Patch``, or a ``<<'EOF'`` wrapper) is not a shell command:
-    parse it with :func:`~applypatch_ext.core.parser.parse_patch`.
+    parse it with :func:`~.parser.parse_patch`.
     """
     stripped = rust_trim(text)
     if stripped.startswith((BEGIN_PATCH_MARKER, "<<")):

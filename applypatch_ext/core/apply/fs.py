@@ -26,8 +26,10 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final, Literal, Protocol, runtime_checkable
 
-from . import errors
-from .interrupts import deferred_interrupts
+from .. import errors
+from ..errors import IoError
+from ..interrupts import deferred_interrupts
+from ..text import Utf8DecodeError, decode_utf8, format_io_error
 
 #: The reference refuses to read files larger than this (spec 4).
 MAX_READ_BYTES: Final = 512 * 1024 * 1024
@@ -587,3 +589,18 @@ class MemoryFilesystem:
             else:
                 return path
         return path
+
+
+def read_text(fs: Filesystem, path: str) -> str:
+    """Read a file as strict UTF-8; ``OSError`` or :class:`Utf8DecodeError` on failure."""
+    return decode_utf8(fs.read_bytes(path))
+
+
+def read_file_to_update(fs: Filesystem, path: str) -> str:
+    """Read the file an Update rewrites: it must be a regular file (symlinks followed)."""
+    try:
+        if fs.metadata(path).kind != "file":
+            raise IoError(f"Failed to read file to update {path}: path `{path}` is not a file")
+        return read_text(fs, path)
+    except (OSError, Utf8DecodeError) as exc:
+        raise IoError(f"Failed to read file to update {path}: {format_io_error(exc)}", exc) from exc

@@ -1,11 +1,11 @@
 """The turn diff: one git-style diff of everything apply_patch committed during a user turn.
 
 What this module does (spec 8): :class:`TurnDiffTracker` folds the committed deltas
-(:class:`~applypatch_ext.core.model.AppliedPatchDelta`, spec 5.4) of every apply_patch call of a
+(:class:`~..apply.changes.AppliedPatchDelta`, spec 5.4) of every apply_patch call of a
 turn into three maps keyed by ``(environment id, absolute path)`` -- the text at the start of
 the turn, the text now, and where a moved file came from -- and renders them as one
 ``diff --git`` text (mode ``100644``, full git blob ids, radius-3 hunks of
-:mod:`~applypatch_ext.core.diff`). :func:`find_display_root` picks the directory that display
+:mod:`~applypatch_ext.core.apply.diff`). :func:`find_display_root` picks the directory that display
 paths are relative to: the nearest ancestor of a cwd holding a ``.git`` entry.
 
 What it does not do: it never reads a file's contents (only :func:`find_display_root` asks for
@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final, TypeAlias
 
-from .diff import NULL_OID, git_blob_oid, unified_diff_with_status
-from .fs import Filesystem, LocalFilesystem, normalize_path
-from .model import AppliedAdd, AppliedDelete, AppliedPatchDelta, AppliedUpdate
+from ..apply.changes import AppliedAdd, AppliedDelete, AppliedPatchDelta, AppliedUpdate
+from ..apply.diff import NULL_OID, git_blob_oid, unified_diff_with_status
+from ..apply.fs import Filesystem, LocalFilesystem, normalize_path
 
 __all__ = [
     "CONTEXT_RADIUS",

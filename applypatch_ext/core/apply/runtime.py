@@ -3,7 +3,7 @@
 This is the only module that writes. Like the reference it re-reads the patch's hunks, not a
 verified map: every hunk is applied in patch order against the current state of the disk, the
 first failure stops the run and nothing is rolled back. The result always carries an
-:class:`~applypatch_ext.core.model.AppliedPatchDelta` that says exactly what was written (or,
+:class:`~.changes.AppliedPatchDelta` that says exactly what was written (or,
 with ``exact`` false, a lower bound of it), also when the run failed.
 
 :func:`apply_patch` is the standalone tool as a function: parse, then apply, no verification
@@ -12,29 +12,17 @@ step, with the tool's stdout, stderr and exit code.
 
 from __future__ import annotations
 
-import os
 import posixpath
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from ..errors import ApplyPatchError, IoError
+from ..interrupts import checkpoint, interrupt_gate
+from ..parse.model import AddFile, DeleteFile, Hunk, UpdateFile
+from ..text import LineEndings, Utf8DecodeError
+from .changes import AppliedAdd, AppliedDelete, AppliedPatchChange, AppliedPatchDelta, AppliedUpdate
 from .contents import derive_new_contents
-from .errors import ApplyPatchError, IoError, ParseError
-from .fs import Filesystem, LocalFilesystem, resolve_path
-from .interrupts import checkpoint, interrupt_gate
-from .model import (
-    AddFile,
-    AppliedAdd,
-    AppliedDelete,
-    AppliedPatchChange,
-    AppliedPatchDelta,
-    AppliedUpdate,
-    DeleteFile,
-    Hunk,
-    ParsedPatch,
-    UpdateFile,
-)
-from .parser import parse_patch
-from .text import LineEndings, Utf8DecodeError, decode_utf8, format_io_error
+from .fs import Filesystem, read_file_to_update, read_text, resolve_path
 
 NO_FILES_MODIFIED = "No files were modified."
 NOT_UTF8_PATCH = "Error: apply_patch requires a UTF-8 PATCH argument."
@@ -69,21 +57,6 @@ class ApplyOutcome:
     @property
     def ok(self) -> bool:
         return self.error is None
-
-
-def read_text(fs: Filesystem, path: str) -> str:
-    """Read a file as strict UTF-8; ``OSError`` or :class:`Utf8DecodeError` on failure."""
-    return decode_utf8(fs.read_bytes(path))
-
-
-def read_file_to_update(fs: Filesystem, path: str) -> str:
-    """Read the file an Update rewrites: it must be a regular file (symlinks followed)."""
-    try:
-        if fs.metadata(path).kind != "file":
-            raise IoError(f"Failed to read file to update {path}: path `{path}` is not a file")
-        return read_text(fs, path)
-    except (OSError, Utf8DecodeError) as exc:
-        raise IoError(f"Failed to read file to update {path}: {format_io_error(exc)}", exc) from exc
 
 
 class _Recorder:
@@ -271,55 +244,3 @@ def _apply_hunks(
     except ApplyPatchError as exc:
         return outcome(exc)
     return outcome()
-
-
-@dataclass(frozen=True)
-class ApplyPatchResult:
-    """The standalone tool's result: exit code, stdout, stderr, and what was committed."""
-
-    exit_code: int
-    stdout: str
-    stderr: str
-    delta: AppliedPatchDelta = field(default_factory=AppliedPatchDelta)
-    hunks: tuple[Hunk, ...] = ()
-    parsed: ParsedPatch | None = None
-    error: ApplyPatchError | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.exit_code == 0
-
-
-def apply_patch(
-    patch: str,
-    cwd: str | os.PathLike[str] = ".",
-    *,
-    line_endings: LineEndings | str = LineEndings.PRESERVE,
-    filesystem: Filesystem | None = None,
-) -> ApplyPatchResult:
-    """Do what the standalone ``apply_patch`` tool does: parse leniently, then apply.
-
-    There is no verification step, so two hunks on one path both run, in order, and a failing
-    hunk leaves the earlier ones applied. A bad patch is a result with exit code 1, never an
-    exception; only a misuse of this function (a bad ``line_endings`` value) raises.
-    """
-    mode = LineEndings(line_endings)
-    fs = filesystem if filesystem is not None else LocalFilesystem()
-    cwd_abs = os.path.abspath(os.fspath(cwd))
-    try:
-        if not patch.isascii():  # O(1); an ASCII text cannot hold a surrogate
-            patch.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates, e.g. a non-UTF-8 argument decoded by the OS
-        return ApplyPatchResult(1, "", NOT_UTF8_PATCH + "\n")
-    try:
-        parsed = parse_patch(patch)
-    except ParseError as exc:
-        return ApplyPatchResult(1, "", exc.cli_text + "\n", error=exc)
-    result = apply_hunks(parsed.hunks, cwd_abs, fs, mode)
-    if result.error is not None:
-        return ApplyPatchResult(
-            1, "", f"{result.error}\n", result.delta, parsed.hunks, parsed, result.error
-        )
-    return ApplyPatchResult(
-        0, result.affected.summary(), "", result.delta, parsed.hunks, parsed, None
-    )

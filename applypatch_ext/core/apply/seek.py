@@ -16,8 +16,8 @@ from functools import partial
 from itertools import accumulate, chain, repeat
 from typing import Final
 
-from .interrupts import checkpoint
-from .text import RUST_WHITESPACE
+from ..interrupts import checkpoint
+from ..text import RUST_WHITESPACE
 
 #: Pass 4's mapping of typographic punctuation to ASCII (spec 3.2).
 PUNCTUATION_TABLE: Final[dict[int, str]] = {

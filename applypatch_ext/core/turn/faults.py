@@ -43,8 +43,9 @@ import signal
 from dataclasses import dataclass
 from typing import Final
 
-from .errors import CancelledError
-from .fs import FileMetadata, Filesystem, resolve_path
+from ..apply.fs import FileMetadata, Filesystem, resolve_path
+from ..errors import CancelledError
+from ..interrupts import CancellationToken
 from .sandbox import SandboxDenied
 
 FAULT_KINDS: Final = (
@@ -95,16 +96,6 @@ def parse_fault(spec: str, cwd: str) -> Fault:
 
 def _io_error(path: str, code: int = errno.EIO) -> OSError:
     return OSError(code, os.strerror(code), path)
-
-
-class CancellationToken:
-    """Set from anywhere (a KeyboardInterrupt handler, another thread); checked between writes."""
-
-    def __init__(self) -> None:
-        self.cancelled = False
-
-    def cancel(self) -> None:
-        self.cancelled = True
 
 
 class FaultyFilesystem:

@@ -3,7 +3,7 @@
 :class:`StreamingPatchParser` consumes text as it arrives (``push_delta``), acts only on complete
 lines, keeps the rest buffered, and returns a snapshot of every hunk so far, the last one possibly
 partial. ``finish`` handles a last line without newline and requires ``*** End Patch``. The batch
-parser (:func:`applypatch_ext.core.parser.parse_patch`) feeds the canonical text through this
+parser (:func:`applypatch_ext.core.parse.parser.parse_patch`) feeds the canonical text through this
 class, so both always agree.
 
 Work per delta is proportional to the delta: lines are never re-parsed, completed hunks are frozen
@@ -23,8 +23,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import overload
 
-from .errors import InvalidHunkError, InvalidPatchError, ParseError
-from .interrupts import checkpoint
+from ..errors import InvalidHunkError, InvalidPatchError, ParseError
+from ..interrupts import checkpoint
+from ..text import RUST_WHITESPACE
 from .model import (
     ADD_FILE_MARKER,
     BEGIN_PATCH_MARKER,
@@ -42,7 +43,6 @@ from .model import (
     UpdateFile,
     UpdateFileChunk,
 )
-from .text import RUST_WHITESPACE
 
 FIRST_LINE_ERROR = "The first line of the patch must be '*** Begin Patch'"
 LAST_LINE_ERROR = "The last line of the patch must be '*** End Patch'"

@@ -16,7 +16,7 @@ directory) needs to restore the tree exactly. Restoring compares each path with 
 state and changes only what differs, so it can be interrupted and run again.
 
 What it cannot put back it refuses to change: a FIFO, socket or device, and a symlink when the
-filesystem cannot create symlinks (see :class:`~applypatch_ext.core.fs.SupportsSymlinks`). The
+filesystem cannot create symlinks (see :class:`~applypatch_ext.core.apply.fs.SupportsSymlinks`). The
 operation then fails before anything happened, and the attempt is rolled back.
 
 The default stays ``none``: Codex semantics, no rollback, the committed prefix reported exactly.
@@ -31,8 +31,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from ..errors import ApplyPatchError
+from ..interrupts import deferred_interrupts
+from ..parse.model import AddFile, DeleteFile, Hunk, UpdateFile
+from ..text import format_io_error
 from . import journal as wal
-from .errors import ApplyPatchError
 from .fs import (
     FileMetadata,
     Filesystem,
@@ -42,10 +45,7 @@ from .fs import (
     canonicalizer,
     resolve_path,
 )
-from .interrupts import deferred_interrupts
 from .journal import DiskJournal, JournalEntry
-from .model import AddFile, DeleteFile, Hunk, UpdateFile
-from .text import format_io_error
 
 
 class Transaction(StrEnum):

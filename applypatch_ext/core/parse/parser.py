@@ -20,7 +20,7 @@ Update hunk markers are matched with only trailing whitespace removed, so an ind
 
 :func:`parse_patch` trims the whole text, checks the Begin/End boundary (retrying once without a
 ``<<'EOF'`` heredoc wrapper), joins the kept lines into the canonical patch text and feeds it to
-the one grammar implementation, :class:`~applypatch_ext.core.streaming.StreamingPatchParser`.
+the one grammar implementation, :class:`~applypatch_ext.core.parse.streaming.StreamingPatchParser`.
 The canonical text is computed from the first and last lines and one ``str.replace``
 (:func:`canonical_patch_text`), without splitting the whole text into lines;
 :func:`canonical_patch_lines` is the line-by-line statement of the same rules.
@@ -31,10 +31,10 @@ Parsing never touches the disk.
 
 from __future__ import annotations
 
-from .errors import InvalidPatchError
+from ..errors import InvalidPatchError
+from ..text import RUST_WHITESPACE, rust_lines
 from .model import BEGIN_PATCH_MARKER, END_PATCH_MARKER, ParsedPatch
 from .streaming import FIRST_LINE_ERROR, LAST_LINE_ERROR, StreamingPatchParser
-from .text import RUST_WHITESPACE, rust_lines
 
 HEREDOC_OPENERS = ("<<EOF", "<<'EOF'", '<<"EOF"')
 

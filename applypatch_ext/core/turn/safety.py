@@ -3,7 +3,7 @@
 :func:`assess_patch_safety` is Codex's decision table: it looks at the proposed change map of a
 verification (every key and every move destination), the approval policy and the sandbox
 policy, and answers :class:`AutoApprove`, :class:`AskUser` or :class:`Reject`. The path check
-is lexical (:meth:`~applypatch_ext.core.sandbox.SandboxPolicy.is_writable`): hard links and
+is lexical (:meth:`~applypatch_ext.core.turn.policy.SandboxPolicy.is_writable`): hard links and
 symlinks are not looked at, which is why an auto-approved patch still runs inside the sandbox.
 
 Nothing here reads or writes files, and nothing asks anyone: the caller acts on the result.
@@ -17,9 +17,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, Literal, TypeAlias
 
-from .fs import resolve_path
-from .model import ApplyPatchAction, FileUpdate, Hunk, UpdateFile
-from .sandbox import SandboxPolicy
+from ..apply.changes import ApplyPatchAction, FileUpdate
+from ..apply.fs import resolve_path
+from ..parse.model import Hunk, UpdateFile
+from .policy import (
+    UNTRUSTED,
+    ApprovalPolicy,
+    SandboxPolicy,
+)
 
 EMPTY_PATCH_REASON: Final = "empty patch"
 PATCH_REJECTED_OUTSIDE_PROJECT_REASON: Final = (
@@ -28,69 +33,6 @@ PATCH_REJECTED_OUTSIDE_PROJECT_REASON: Final = (
 PATCH_REJECTED_READ_ONLY_REASON: Final = (
     "writing is blocked by read-only sandbox; rejected by user approval settings"
 )
-
-UNTRUSTED: Final = "untrusted"
-ON_REQUEST: Final = "on-request"
-NEVER: Final = "never"
-GRANULAR: Final = "granular"
-APPROVAL_KINDS: Final = (UNTRUSTED, ON_REQUEST, NEVER, GRANULAR)
-_NO_SANDBOX_APPROVAL: Final = "no-sandbox-approval"
-
-
-@dataclass(frozen=True)
-class ApprovalPolicy:
-    """When Codex asks the user (``AskForApproval``).
-
-    ``kind`` is ``untrusted`` (Codex's ``UnlessTrusted``), ``on-request``, ``never`` or
-    ``granular``; ``sandbox_approval`` is the granular policy's flag that allows asking about
-    sandbox escalations (the other granular flags do not matter to ``apply_patch``).
-    """
-
-    kind: str = ON_REQUEST
-    sandbox_approval: bool = True
-
-    def __post_init__(self) -> None:
-        if self.kind not in APPROVAL_KINDS:
-            expected = ", ".join(APPROVAL_KINDS)
-            raise ValueError(f"unknown approval policy {self.kind!r}; expected one of {expected}")
-        if not self.sandbox_approval and self.kind != GRANULAR:
-            raise ValueError(
-                f"sandbox_approval=False only applies to {GRANULAR!r}, not {self.kind!r}"
-            )
-
-    @classmethod
-    def parse(cls, text: str) -> ApprovalPolicy:
-        """Read ``untrusted``, ``on-request``, ``never``, ``granular`` or
-        ``granular:no-sandbox-approval`` (also ``granular:sandbox_approval=true|false``)."""
-        kind, sep, option = text.strip().partition(":")
-        if not sep:
-            return cls(kind)
-        if kind == GRANULAR:
-            if option == _NO_SANDBOX_APPROVAL:
-                return cls(GRANULAR, sandbox_approval=False)
-            name, eq, value = option.partition("=")
-            if name.strip() == "sandbox_approval" and eq and value.strip() in ("true", "false"):
-                return cls(GRANULAR, sandbox_approval=value.strip() == "true")
-        raise ValueError(
-            f"cannot read approval policy {text!r}; expected one of {', '.join(APPROVAL_KINDS)} "
-            f"or {GRANULAR}:{_NO_SANDBOX_APPROVAL}"
-        )
-
-    def __str__(self) -> str:
-        """The text :meth:`parse` reads back."""
-        return f"{GRANULAR}:{_NO_SANDBOX_APPROVAL}" if not self.sandbox_approval else self.kind
-
-    @property
-    def rejects(self) -> bool:
-        """Out-of-sandbox writes are refused instead of asked about."""
-        return self.kind == NEVER or (self.kind == GRANULAR and not self.sandbox_approval)
-
-    @property
-    def may_ask_for_retry(self) -> bool:
-        """After a sandbox denial, the user may be asked to retry without the sandbox."""
-        if self.kind == GRANULAR:
-            return self.sandbox_approval
-        return self.kind != NEVER
 
 
 @dataclass(frozen=True)
