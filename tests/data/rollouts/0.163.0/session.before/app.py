@@ -1,0 +1,2 @@
+def main():
+    run(debug=True)
