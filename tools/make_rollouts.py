@@ -104,24 +104,24 @@ ADD_NOTES = """*** Begin Patch
 *** End Patch"""
 
 UPDATE_APP = """*** Begin Patch
-*** Update File: app.py
-@@ def main():
--    run(debug=True)
-+    run(debug=False)
+*** Update File: app.cfg
+@@ [server]
+-debug = true
++debug = false
 *** End Patch"""
 
 MISMATCH = """*** Begin Patch
-*** Update File: app.py
+*** Update File: app.cfg
 @@
--    this line is not in the file
-+    replacement
+-this line is not in the file
++replacement
 *** End Patch"""
 
 SUB_PATCH = """*** Begin Patch
-*** Update File: lib.py
+*** Update File: lib.cfg
 @@
--VALUE = 1
-+VALUE = 2
+-value = 1
++value = 2
 *** Add File: extra.txt
 +made from sub
 *** End Patch"""
@@ -135,10 +135,11 @@ SECOND_TURN = """*** Begin Patch
 *** Delete File: old.txt
 *** End Patch"""
 
+# No .py files: the trees live in the repository, where ruff would lint them.
 BEFORE = {
-    "app.py": "def main():\n    run(debug=True)\n",
+    "app.cfg": "[server]\ndebug = true\n",
     "old.txt": "to be deleted\n",
-    "sub/lib.py": "VALUE = 1\n",
+    "sub/lib.cfg": "value = 1\n",
 }
 
 
@@ -151,14 +152,14 @@ def session_scenario(tool: str) -> Scenario:
     return Scenario(
         name="session",
         before=BEFORE,
-        prompts=["Add notes, fix app.py and bump lib.py", "Edit the notes, drop old.txt"],
+        prompts=["Add notes, fix app.cfg and bump lib.cfg", "Edit the notes, drop old.txt"],
         responses=[
             [
                 [custom_call("call_add", ADD_NOTES)],
                 [custom_call("call_mismatch", MISMATCH)],
                 [custom_call("call_update", UPDATE_APP)],
                 [shell_call(tool, "call_shell", shell_heredoc("sub", SUB_PATCH))],
-                [message("Done: notes added, app.py fixed, lib.py bumped.")],
+                [message("Done: notes added, app.cfg fixed, lib.cfg bumped.")],
             ],
             [
                 [custom_call("call_turn2", SECOND_TURN)],
