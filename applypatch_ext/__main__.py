@@ -23,6 +23,7 @@ from .core.sandbox import PermissionProfile
 from .core.text import LineEndings
 from .core.transaction import Transaction
 from .core.verify import DuplicatePaths
+from .replay_cli import add_replay_parser, run_replay
 
 FAULT_HELP = """\
 fault specs (--fault, repeatable; PATH is relative to the working directory):
@@ -124,6 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     turn.add_argument(
         "--fault", action="append", default=[], metavar="SPEC", help="inject a fault (see below)"
     )
+    add_replay_parser(commands)
     return parser
 
 
@@ -205,6 +207,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "turn":
         return run_turn(args)
+    if args.command == "replay":
+        return run_replay(args)
     return 2  # pragma: no cover - argparse requires a command
 
 
