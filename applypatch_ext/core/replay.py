@@ -243,13 +243,16 @@ def replay_rollout(
     on_turn: Callable[[Turn, RolloutTurn], None] | None = None,
     on_call: Callable[[ReplayedCall], None] | None = None,
     session_approvals: set[tuple[str, str]] | None = None,
+    run_call: Callable[[Turn, RolloutCall, str], CallResult] | None = None,
 ) -> ReplayReport:
     """Run the rollout's calls in ``cwd``, one pipeline turn per recorded turn.
 
     ``turns`` picks turns by their 1-based index (all by default; ``cwd`` should then hold the
     project as it was before the first picked turn). ``approver`` answers every approval
     request (declined by default). ``on_turn`` is called with each new pipeline turn before its
-    first call (to subscribe to its events), ``on_call`` after each call.
+    first call (to subscribe to its events), ``on_call`` after each call. ``run_call(turn,
+    call, text)`` runs one call instead of ``turn.run`` (a front end that streams the text into
+    its own view); it must run ``text`` as a call of ``turn`` with the recorded ``call_id``.
     """
     wanted = list(turns) if turns is not None else [t.index for t in rollout.turns]
     known = {t.index for t in rollout.turns}
@@ -276,7 +279,10 @@ def replay_rollout(
                 text = call.call.pipeline_text(rollout.cwd)
             except ResponseItemError as exc:
                 text = f"*** Begin Patch\n*** {exc}"  # parses as an error naming the reason
-            result = turn.run(text, approver, call_id=call.call_id)
+            if run_call is not None:
+                result = run_call(turn, call, text)
+            else:
+                result = turn.run(text, approver, call_id=call.call_id)
             comparison = compare(call.recorded, result, rollout.cwd, cwd)
             entry = ReplayedCall(call, result, comparison, output_item(call.call, result))
             replayed.append(entry)
