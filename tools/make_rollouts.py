@@ -40,6 +40,9 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "tests" / "data" / "rollouts"
 PACKAGE = "openai-codex-cli-bin"
+# notebooks/08_replay_a_codex_session.ipynb replays this one (its data/ folder must stay flat)
+NOTEBOOK_SESSION = ("0.163.0", "session")
+NOTEBOOK_COPY = REPO / "notebooks" / "data" / "codex_session.jsonl"
 VERSIONS = ("0.163.0", "0.147.0", "0.47.0")
 NPM_PACKAGE = "@openai/codex"
 # Which model each version is told to use: one its bundled catalog knows with the freeform
@@ -451,6 +454,9 @@ def main() -> int:
         for scenario in scenarios_for(version):
             print(f" scenario {scenario.name}")
             run_scenario(binary, MODELS[version], scenario, OUT / version, probe=args.probe)
+        if version == NOTEBOOK_SESSION[0]:
+            shutil.copyfile(OUT / version / f"{NOTEBOOK_SESSION[1]}.jsonl", NOTEBOOK_COPY)
+            print(f" copied to {NOTEBOOK_COPY.relative_to(REPO)}")
     return 0
 
 
