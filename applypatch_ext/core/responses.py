@@ -615,25 +615,39 @@ def run_item(
 def run_stream(
     turn: Turn, events: Iterable[Any], approver: Approver | Decision | str
 ) -> tuple[CallResult, dict[str, Any]] | None:
-    """Stream the first apply_patch call of a Responses API event stream into ``turn`` (its
-    preview events follow the deltas), run it, and answer it; None when the stream holds no
-    apply_patch call. The call's identity comes from its ``response.output_item.added`` (or
-    ``.done``) event."""
+    """Run the first apply_patch call of a Responses API event stream in ``turn`` and answer it;
+    None when the stream holds none.
+
+    A custom or function-tool call is streamed: its deltas go into the call as they arrive
+    (the preview events follow them), its identity comes from its
+    ``response.output_item.added`` (or ``.done``) event. A call that only arrives whole (the
+    built-in tool's ``apply_patch_call``, a shell call) is read from its
+    ``response.output_item.done`` event and run as :func:`run_item` does.
+    """
     items: list[Any] = []
+    whole: list[Any] = []
 
     def watch(source: Iterable[Any]) -> Iterator[Any]:
         for event in source:
-            if field_of(event, "type") in (ITEM_ADDED, "response.output_item.done"):
+            kind = field_of(event, "type")
+            if kind in (ITEM_ADDED, "response.output_item.done"):
                 item = field_of(event, "item")
                 if field_of(item, "type") in ("custom_tool_call", "function_call") and (
                     field_of(item, "name") == APPLY_PATCH
                 ):
                     items.append(item)
+                elif kind == "response.output_item.done":
+                    whole.append(item)
             yield event
 
     deltas = iter_patch_deltas(watch(events))
     first = next(deltas, None)
     if first is None or not items:
+        # nothing streamed: the whole stream was read; run its first whole call, if any
+        for item in whole:
+            ran = run_item(turn, item, approver)
+            if ran is not None:
+                return ran
         return None
     item = items[0]
     call_id = field_of(item, "call_id")

@@ -298,3 +298,30 @@ def test_run_stream_without_a_patch_call(tmp_path: Path) -> None:
     events[0].item.name = "get_weather"  # type: ignore[attr-defined]
     assert run_stream(turn, events, "decline") is None
     assert turn.calls == []
+
+
+def test_run_stream_builtin_call_arrives_whole(tmp_path: Path) -> None:
+    turn = work(tmp_path)
+    item = {
+        "type": "apply_patch_call",
+        "id": "apc_9",
+        "call_id": "call_b",
+        "status": "completed",
+        "operation": {"type": "create_file", "path": "b.txt", "diff": "+b\n"},
+    }
+    events = [
+        {"type": "response.created", "response": {"id": "r"}},
+        {"type": "response.output_item.added", "output_index": 0, "item": item},
+        {"type": "response.output_item.done", "output_index": 0, "item": item},
+        {"type": "response.completed", "response": {"id": "r"}},
+    ]
+    ran = run_stream(turn, events, "decline")
+    assert ran is not None
+    result, answer = ran
+    assert (tmp_path / "b.txt").read_text() == "b\n"
+    assert answer == {
+        "type": "apply_patch_call_output",
+        "call_id": "call_b",
+        "status": "completed",
+        "output": result.output,
+    }
