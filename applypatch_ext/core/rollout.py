@@ -219,8 +219,8 @@ def _output_text(raw: Any) -> str:
 
 
 def _status_of(text: str, exit_code: int | None, item_status: Any) -> str:
-    if item_status in ("completed", "failed") and exit_code is None:
-        return COMPLETED if item_status == "completed" else FAILED
+    # The texts first: an apply_patch_call_output says only completed or failed, and "failed"
+    # covers a verification error, a refusal and a failed application alike.
     if text.startswith("apply_patch verification failed: ") or text.startswith(
         "patch detected without explicit call to apply_patch"
     ):
@@ -229,6 +229,8 @@ def _status_of(text: str, exit_code: int | None, item_status: Any) -> str:
         return DECLINED
     if text.startswith("patch rejected: "):
         return REJECTED
+    if item_status in ("completed", "failed") and exit_code is None:
+        return COMPLETED if item_status == "completed" else FAILED
     if exit_code == 0:
         return COMPLETED
     if exit_code is not None:

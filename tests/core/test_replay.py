@@ -185,3 +185,68 @@ def test_a_json_object_of_another_shape(tmp_path: Path) -> None:
     source.write_text('{"hello": 1}')
     with pytest.raises(ReplayError, match="without an 'output', 'input' or 'items' list"):
         load_replay_source(str(source))
+
+
+def test_our_own_answers_replay_as_agreeing_recordings(tmp_path: Path) -> None:
+    """Items and the output items this pipeline answered them with: a recording that agrees."""
+    from applypatch_ext.core.pipeline import Turn
+    from applypatch_ext.core.responses import run_item
+
+    def fresh(name: str) -> Path:
+        root = tmp_path / name
+        root.mkdir()
+        (root / "a.txt").write_text("one\n")
+        return root
+
+    items = [
+        {
+            "type": "apply_patch_call",
+            "call_id": "b1",
+            "status": "completed",
+            "operation": {"type": "update_file", "path": "a.txt", "diff": "-one\n+uno\n"},
+        },
+        {
+            "type": "apply_patch_call",
+            "call_id": "b2",
+            "status": "completed",
+            "operation": {"type": "update_file", "path": "a.txt", "diff": "-nope\n+x\n"},
+        },
+        {
+            "type": "function_call",
+            "name": "apply_patch",
+            "call_id": "f1",
+            "arguments": json.dumps(
+                {"input": "*** Begin Patch\n*** Delete File: a.txt\n*** End Patch"}
+            ),
+        },
+        {
+            "type": "custom_tool_call",
+            "name": "apply_patch",
+            "call_id": "c1",
+            "input": "*** Begin Patch\n*** Add File: ../up.txt\n+x\n*** End Patch",
+        },
+    ]
+    first = fresh("first")
+    turn = Turn(str(first), options=PipelineOptions.from_strings(str(first), exclude_tmp=True))
+    recording = []
+    for item in items:
+        ran = run_item(turn, item, "decline")
+        assert ran is not None
+        recording += [item, ran[1]]
+    assert [r["status"] for r in recording[1:4:2]] == ["completed", "failed"]
+    source = tmp_path / "recording.json"
+    source.write_text(json.dumps(recording))
+    second = fresh("second")
+    options = PipelineOptions.from_strings(str(second), exclude_tmp=True)
+    report = replay_rollout(load_replay_source(str(source)), str(second), options=options)
+    statuses = [(c.comparison.recorded_status, c.comparison.agrees) for c in report.calls]
+    # the verification error's text names the first directory: mapped only for a rollout
+    # (which records its cwd), so that one differs by its path alone
+    assert statuses == [
+        ("completed", True),
+        ("error", False),
+        ("completed", True),
+        ("declined", True),
+    ]
+    (reason,) = report.calls[1].comparison.reasons
+    assert reason.startswith("output: ") and str(first) in reason and str(second) in reason
