@@ -208,6 +208,8 @@ def compare(
     """Compare one replayed call with its recording (see the module docstring)."""
     if recorded is None:
         return Comparison(None, NOT_RECORDED, result.status, ("no recorded outcome",))
+    if recorded.status == UNKNOWN and not recorded.output and recorded.changes is None:
+        return Comparison(None, UNKNOWN, result.status, ("the recorded outcome is empty",))
     reasons: list[str] = []
     if recorded.status != UNKNOWN and recorded.status != result.status:
         reasons.append(f"status: recorded {recorded.status}, replayed {result.status}")

@@ -264,3 +264,30 @@ def test_every_call_form_is_found() -> None:
 )
 def test_unwrap_output(raw: object, text: str, code: int | None) -> None:
     assert unwrap_output(raw) == (text, code)
+
+
+def test_absolute_directories_inside_the_session_become_relative() -> None:
+    script = f"cd /rec/sub && apply_patch <<'EOF'\n{PATCH}\nEOF"
+    items = [
+        {
+            "type": "function_call",
+            "name": "shell",
+            "call_id": "abs",
+            "arguments": json.dumps({"command": ["bash", "-lc", script]}),
+        },
+        {
+            "type": "function_call",
+            "name": "shell",
+            "call_id": "wd",
+            "arguments": json.dumps(
+                {
+                    "command": ["bash", "-lc", f"apply_patch <<'EOF'\n{PATCH}\nEOF"],
+                    "workdir": "/rec",
+                }
+            ),
+        },
+    ]
+    absolute, workdir = (c.call for c in rollout_from_items(items).calls)
+    assert absolute.pipeline_text("/rec").startswith("cd 'sub' && apply_patch <<'EOF'\n")
+    assert absolute.pipeline_text("/elsewhere") == absolute.text  # left as it was
+    assert workdir.pipeline_text("/rec") == PATCH  # the session's own directory: no cd
