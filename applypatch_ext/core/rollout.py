@@ -259,6 +259,7 @@ class _TurnBuilder:
     approval_policy: str | None = None
     sandbox_policy: Any = None
     calls: list[str] = field(default_factory=list)
+    started: bool = False  # False for the lines before the first turn start
 
 
 class _Reader:
@@ -285,12 +286,19 @@ class _Reader:
 
     def start_turn(self, turn_id: str | None, line: int) -> _TurnBuilder:
         current = self.turns[-1] if self.turns else None
-        if current is not None and not current.calls and current.turn_id in (None, turn_id):
-            # Nothing happened yet in the current turn (the lines before the first turn start,
-            # or a task_started and its turn_context): it is this turn.
+        if current is not None and (
+            (not current.started and not current.calls)
+            or (turn_id is not None and current.turn_id == turn_id)
+        ):
+            # The lines before the first turn start belong to it; a task_started and the
+            # turn_context of the same turn_id start one turn. A turn without calls still
+            # counts, so that the numbers are the session's.
+            if not current.started:
+                current.line = line
+                current.started = True
             current.turn_id = turn_id or current.turn_id
             return current
-        builder = _TurnBuilder(len(self.turns) + 1, turn_id, line, cwd=self.cwd)
+        builder = _TurnBuilder(len(self.turns) + 1, turn_id, line, cwd=self.cwd, started=True)
         if current is not None:
             builder.cwd = current.cwd
             builder.approval_policy = current.approval_policy

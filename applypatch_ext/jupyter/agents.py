@@ -30,7 +30,7 @@ from agents.editor import ApplyPatchOperation, ApplyPatchResult
 
 from ..core.events import ApplyPatchApprovalRequest
 from ..core.pipeline import COMPLETED, CallResult, Decision, PipelineOptions, Turn
-from ..core.responses import operations_to_patch
+from ..core.responses import field_of, operations_to_patch
 from ..core.safety import AskUser
 from .session import CallView, PatchCallResult
 from .widget import ApplyPatchWidget
@@ -111,16 +111,16 @@ class PipelineEditor:
         """``ApplyPatchTool.on_approval``: the fixed answer, or the callable's on a request
         describing the call."""
         raw = getattr(item, "raw_item", None)
-        call_id = _field(raw, "call_id") or ""
+        call_id = field_of(raw, "call_id") or ""
         if callable(self.approve):
-            operation = _field(raw, "operation")
+            operation = field_of(raw, "operation")
             patch = operations_to_patch([operation]) if operation is not None else ""
             request = ApplyPatchApprovalRequest(
                 call_id=call_id,
                 turn_id=self.turn.turn_id,
                 environment_id=None,
                 cwd=self.turn.cwd,
-                files=(str(_field(operation, "path")),),
+                files=(str(field_of(operation, "path")),),
                 patch=patch,
                 changes={},
                 reason=None,
@@ -179,12 +179,6 @@ class PipelineEditor:
         result = view.run(self._approver(approved))
         self.results.append(result)
         return _sdk_result(result.raw)
-
-
-def _field(item: Any, name: str) -> Any:
-    if isinstance(item, dict):
-        return item.get(name)
-    return getattr(item, name, None)
 
 
 def _sdk_result(result: CallResult) -> ApplyPatchResult:

@@ -291,3 +291,33 @@ def test_absolute_directories_inside_the_session_become_relative() -> None:
     assert absolute.pipeline_text("/rec").startswith("cd 'sub' && apply_patch <<'EOF'\n")
     assert absolute.pipeline_text("/elsewhere") == absolute.text  # left as it was
     assert workdir.pipeline_text("/rec") == PATCH  # the session's own directory: no cd
+
+
+def test_turns_without_calls_keep_the_session_numbers() -> None:
+    call = {"type": "custom_tool_call", "name": "apply_patch", "call_id": "c", "input": PATCH}
+    legacy = [
+        line("session_meta", {"id": "s", "cwd": "/p"}),
+        line("turn_context", {"cwd": "/p", "approval_policy": "never"}),
+        line("event_msg", {"type": "user_message", "message": "hi"}),
+        line("turn_context", {"cwd": "/p"}),
+        line("event_msg", {"type": "user_message", "message": "now edit"}),
+        line("turn_context", {"cwd": "/p"}),
+        line("response_item", call),
+    ]
+    rollout = parse_rollout(legacy)
+    assert [(t.index, t.line, len(t.calls)) for t in rollout.turns] == [(1, 3, 0), (2, 5, 1)]
+    assert rollout.calls[0].turn == 2
+    assert rollout.turns[1].approval_policy == "never"  # carried over from the turn before
+    with_ids = [
+        line("session_meta", {"id": "s", "cwd": "/p"}),
+        line("event_msg", {"type": "task_started", "turn_id": "t1"}),
+        line("turn_context", {"turn_id": "t1", "cwd": "/p"}),
+        line("event_msg", {"type": "user_message", "message": "hi"}),
+        line("event_msg", {"type": "task_started", "turn_id": "t2"}),
+        line("turn_context", {"turn_id": "t2", "cwd": "/p"}),
+        line("event_msg", {"type": "user_message", "message": "edit"}),
+        line("response_item", call),
+    ]
+    rollout = parse_rollout(with_ids)
+    assert [(t.index, t.turn_id, t.line) for t in rollout.turns] == [(1, "t1", 2), (2, "t2", 5)]
+    assert rollout.calls[0].turn == 2
