@@ -135,8 +135,10 @@ if TYPE_CHECKING:
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext applypatch_ext``: register the magics (imported only now)."""
     from .jupyter.magic import ApplyPatchMagics
+    from .jupyter.replay import ReplayMagics
 
     ipython.register_magics(ApplyPatchMagics)
+    ipython.register_magics(ReplayMagics)
 
 
 def __getattr__(name: str) -> Any:

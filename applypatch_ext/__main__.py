@@ -30,6 +30,7 @@ from .core.turn.events import ApplyPatchApprovalRequest
 from .core.turn.options import Decision, PipelineOptions
 from .core.turn.policy import PermissionProfile
 from .core.turn.turn import Turn
+from .replay_cli import add_replay_parser, run_replay
 
 FAULT_HELP = """\
 fault specs (--fault, repeatable; PATH is relative to the working directory):
@@ -152,6 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument(
         "--cwd", default=".", metavar="DIR", help="the working directory (default: the current one)"
     )
+    add_replay_parser(commands)
     return parser
 
 
@@ -284,6 +286,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_turn(args)
     if args.command == "recover":
         return run_recover(args)
+    if args.command == "replay":
+        return run_replay(args)
     return 2  # pragma: no cover - argparse requires a command
 
 
