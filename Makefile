@@ -12,7 +12,7 @@ LAB_PORT ?= 8888
 # pytest-playwright's artifacts (traces, screenshots of failed browser tests).
 TEST_RESULTS ?= test-results
 
-.PHONY: install lab check test lint conformance bench fuzz clean
+.PHONY: install lab check test lint conformance bench fuzz clean labextension
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,25 @@ test: lint $(ALL_STAMP)
 	@test -x /usr/bin/chromium || { apt-get update && \
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
 	$(PY) -m pytest --browser-tests --output=$(TEST_RESULTS) --screenshot=only-on-failure
+
+# The JupyterLab 4 / Notebook 7 extension that edits %%apply_patch cells as a patch: sources in
+# labextension/, built into $(LABEXT) (committed, ~11 KB, so that installing from a clone needs
+# no node), shipped in the wheel as share/jupyter/labextensions/applypatch-ext. Rebuild after
+# changing labextension/: the machine's node and npm, exact versions from its package-lock.json,
+# JupyterLab's core package list from the installed jupyterlab; then the venv gets the new copy.
+LABEXT := applypatch_ext/labextension
+LAB_CORE = $$($(CURDIR)/$(PY) -c 'import jupyterlab, os; print(os.path.dirname(jupyterlab.__file__))')/staging
+
+labextension/node_modules/.package-lock.json: labextension/package.json labextension/package-lock.json
+	cd labextension && npm ci --no-audit --no-fund
+
+labextension: $(LAB_STAMP) labextension/node_modules/.package-lock.json
+	rm -rf $(LABEXT)
+	cd labextension && node node_modules/@jupyterlab/builder/lib/build-labextension.js \
+	    --core-path "$(LAB_CORE)" .
+	sha256sum labextension/package.json labextension/package-lock.json labextension/src/*.js \
+	    > $(LABEXT)/SOURCES.sha256
+	$(PY) -m pip install --quiet --no-deps -e .
 
 conformance: $(TEST_STAMP)
 	$(PY) tools/conformance.py --cache $(CACHE)

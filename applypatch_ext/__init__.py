@@ -13,76 +13,70 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-_EXPORTS = {
-    "apply_patch": "applypatch_ext.core.apply",
-    "apply_hunks": "applypatch_ext.core.apply",
-    "ApplyPatchResult": "applypatch_ext.core.apply",
-    "ApplyOutcome": "applypatch_ext.core.apply",
-    "AffectedPaths": "applypatch_ext.core.apply",
-    "parse_patch": "applypatch_ext.core.parser",
-    "StreamingPatchParser": "applypatch_ext.core.streaming",
-    "HunkSnapshot": "applypatch_ext.core.streaming",
-    "verify_patch": "applypatch_ext.core.verify",
-    "DuplicatePaths": "applypatch_ext.core.verify",
-    "derive_new_contents": "applypatch_ext.core.contents",
-    "seek_sequence": "applypatch_ext.core.seek",
-    "unified_diff": "applypatch_ext.core.diff",
-    "LineEndings": "applypatch_ext.core.text",
-    "Filesystem": "applypatch_ext.core.fs",
-    "LocalFilesystem": "applypatch_ext.core.fs",
-    "MemoryFilesystem": "applypatch_ext.core.fs",
-    "ApplyPatchError": "applypatch_ext.core.errors",
-    "ParseError": "applypatch_ext.core.errors",
-    "InvalidPatchError": "applypatch_ext.core.errors",
-    "InvalidHunkError": "applypatch_ext.core.errors",
-    "IoError": "applypatch_ext.core.errors",
-    "ComputeReplacementsError": "applypatch_ext.core.errors",
-    **{
-        name: "applypatch_ext.core.model"
-        for name in (
-            "AddFile",
-            "DeleteFile",
-            "UpdateFile",
-            "UpdateFileChunk",
-            "Hunk",
-            "ParsedPatch",
-            "ApplyPatchAction",
-            "ApplyPatchFileChange",
-            "FileAdd",
-            "FileDelete",
-            "FileUpdate",
-            "AppliedPatchDelta",
-            "AppliedPatchChange",
-            "AppliedAdd",
-            "AppliedDelete",
-            "AppliedUpdate",
-        )
-    },
+#: Where each public name lives (imported on first use). Import these from ``applypatch_ext``:
+#: the modules below may move.
+_MODULES: dict[str, tuple[str, ...]] = {
+    "applypatch_ext.core.errors": (
+        "ApplyPatchError",
+        "ParseError",
+        "InvalidPatchError",
+        "InvalidHunkError",
+        "IoError",
+        "ComputeReplacementsError",
+        "CancelledError",
+    ),
+    "applypatch_ext.core.text": ("LineEndings",),
+    "applypatch_ext.core.interrupts": ("CancellationToken",),
+    "applypatch_ext.core.parse.model": (
+        "AddFile",
+        "DeleteFile",
+        "UpdateFile",
+        "UpdateFileChunk",
+        "Hunk",
+        "ParsedPatch",
+    ),
+    "applypatch_ext.core.parse.parser": ("parse_patch",),
+    "applypatch_ext.core.parse.streaming": ("StreamingPatchParser", "HunkSnapshot"),
+    "applypatch_ext.core.apply.changes": (
+        "ApplyPatchAction",
+        "ApplyPatchFileChange",
+        "FileAdd",
+        "FileDelete",
+        "FileUpdate",
+        "AppliedPatchDelta",
+        "AppliedPatchChange",
+        "AppliedAdd",
+        "AppliedDelete",
+        "AppliedUpdate",
+    ),
+    "applypatch_ext.core.apply.fs": ("Filesystem", "LocalFilesystem", "MemoryFilesystem"),
+    "applypatch_ext.core.apply.seek": ("seek_sequence",),
+    "applypatch_ext.core.apply.contents": ("derive_new_contents",),
+    "applypatch_ext.core.apply.diff": ("unified_diff",),
+    "applypatch_ext.core.apply.verify": ("verify_patch", "DuplicatePaths"),
+    "applypatch_ext.core.apply.runtime": ("apply_hunks", "ApplyOutcome", "AffectedPaths"),
+    "applypatch_ext.core.apply.standalone": ("apply_patch", "ApplyPatchResult"),
+    "applypatch_ext.core.apply.transaction": ("Transaction",),
+    "applypatch_ext.core.turn.policy": ("ApprovalPolicy", "PermissionProfile", "SandboxPolicy"),
+    "applypatch_ext.core.turn.safety": ("assess_patch_safety", "AutoApprove", "AskUser", "Reject"),
+    "applypatch_ext.core.turn.turn_diff": ("TurnDiffTracker",),
+    "applypatch_ext.core.turn.options": ("PipelineOptions", "Decision", "Approver"),
+    "applypatch_ext.core.turn.result": ("CallResult",),
+    "applypatch_ext.core.turn.turn": (
+        "Turn",
+        "ApplyPatchCall",
+        "run_patch",
+        "HookBlock",
+        "PreToolUseHook",
+        "PostToolUseHook",
+    ),
 }
+_EXPORTS = {name: module for module, names in _MODULES.items() for name in names}
 
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:
-    from .core.apply import (
-        AffectedPaths,
-        ApplyOutcome,
-        ApplyPatchResult,
-        apply_hunks,
-        apply_patch,
-    )
-    from .core.contents import derive_new_contents
-    from .core.diff import unified_diff
-    from .core.errors import (
-        ApplyPatchError,
-        ComputeReplacementsError,
-        InvalidHunkError,
-        InvalidPatchError,
-        IoError,
-        ParseError,
-    )
-    from .core.fs import Filesystem, LocalFilesystem, MemoryFilesystem
-    from .core.model import (
-        AddFile,
+    from .core.apply.changes import (
         AppliedAdd,
         AppliedDelete,
         AppliedPatchChange,
@@ -90,27 +84,61 @@ if TYPE_CHECKING:
         AppliedUpdate,
         ApplyPatchAction,
         ApplyPatchFileChange,
-        DeleteFile,
         FileAdd,
         FileDelete,
         FileUpdate,
+    )
+    from .core.apply.contents import derive_new_contents
+    from .core.apply.diff import unified_diff
+    from .core.apply.fs import Filesystem, LocalFilesystem, MemoryFilesystem
+    from .core.apply.runtime import AffectedPaths, ApplyOutcome, apply_hunks
+    from .core.apply.seek import seek_sequence
+    from .core.apply.standalone import ApplyPatchResult, apply_patch
+    from .core.apply.transaction import Transaction
+    from .core.apply.verify import DuplicatePaths, verify_patch
+    from .core.errors import (
+        ApplyPatchError,
+        CancelledError,
+        ComputeReplacementsError,
+        InvalidHunkError,
+        InvalidPatchError,
+        IoError,
+        ParseError,
+    )
+    from .core.interrupts import CancellationToken
+    from .core.parse.model import (
+        AddFile,
+        DeleteFile,
         Hunk,
         ParsedPatch,
         UpdateFile,
         UpdateFileChunk,
     )
-    from .core.parser import parse_patch
-    from .core.seek import seek_sequence
-    from .core.streaming import HunkSnapshot, StreamingPatchParser
+    from .core.parse.parser import parse_patch
+    from .core.parse.streaming import HunkSnapshot, StreamingPatchParser
     from .core.text import LineEndings
-    from .core.verify import DuplicatePaths, verify_patch
+    from .core.turn.options import Approver, Decision, PipelineOptions
+    from .core.turn.policy import ApprovalPolicy, PermissionProfile, SandboxPolicy
+    from .core.turn.result import CallResult
+    from .core.turn.safety import AskUser, AutoApprove, Reject, assess_patch_safety
+    from .core.turn.turn import (
+        ApplyPatchCall,
+        HookBlock,
+        PostToolUseHook,
+        PreToolUseHook,
+        Turn,
+        run_patch,
+    )
+    from .core.turn.turn_diff import TurnDiffTracker
 
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext applypatch_ext``: register the magics (imported only now)."""
     from .jupyter.magic import ApplyPatchMagics
+    from .jupyter.replay import ReplayMagics
 
     ipython.register_magics(ApplyPatchMagics)
+    ipython.register_magics(ReplayMagics)
 
 
 def __getattr__(name: str) -> Any:

@@ -7,6 +7,11 @@ final TurnDiff of the turn. Exits 0 when every call completed, 1 otherwise, 2 on
 Nobody can answer an approval request here, so without ``--approve`` every request is declined
 and stderr says which one and how to approve it: a patch that writes outside the writable
 roots, or into ``.git``, never goes through unless the user asked for it on the command line.
+
+``python -m applypatch_ext recover [--cwd DIR]``: put DIR back as it was before an atomic call
+that did not finish (its process was killed), from the call's on-disk journal, and say what was
+done. Exits 0 when the tree was restored or there was nothing to recover, 1 when some path could
+not be restored (the journal is kept) or a call is still running there.
 """
 
 from __future__ import annotations
@@ -17,12 +22,15 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from .core.events import ApplyPatchApprovalRequest
-from .core.pipeline import Decision, PipelineOptions, Turn
-from .core.sandbox import PermissionProfile
+from .core.apply.journal import STATE_DIR_ENV, JournalError, journal_path
+from .core.apply.transaction import Transaction, recover
+from .core.apply.verify import DuplicatePaths
 from .core.text import LineEndings
-from .core.transaction import Transaction
-from .core.verify import DuplicatePaths
+from .core.turn.events import ApplyPatchApprovalRequest
+from .core.turn.options import Decision, PipelineOptions
+from .core.turn.policy import PermissionProfile
+from .core.turn.turn import Turn
+from .replay_cli import add_replay_parser, run_replay
 
 FAULT_HELP = """\
 fault specs (--fault, repeatable; PATH is relative to the working directory):
@@ -35,6 +43,10 @@ fault specs (--fault, repeatable; PATH is relative to the working directory):
   drift:PATH          PATH changes (a line is appended) right after it is first read, i.e.
                       between verification and application
   cancel:N            cancel the call before its N-th change (write, remove, mkdir)
+  journal:enospc      writing the on-disk journal of --transaction atomic fails as on a
+                      full disk (then nothing is changed)
+  kill:N              the process sends itself SIGKILL before its N-th change (a crash)
+  stop:N              the process stops itself (SIGSTOP) before its N-th change
 """
 
 
@@ -124,6 +136,24 @@ def build_parser() -> argparse.ArgumentParser:
     turn.add_argument(
         "--fault", action="append", default=[], metavar="SPEC", help="inject a fault (see below)"
     )
+    rec = commands.add_parser(
+        "recover",
+        help="restore a working directory after an atomic call that did not finish",
+        description=(
+            "Put the working directory back exactly as it was before an atomic apply_patch "
+            "call (--transaction atomic) whose process was killed in the middle, from that "
+            "call's write-ahead journal, and list every path restored or removed. The next "
+            "call in that directory does the same by itself."
+        ),
+        epilog=(
+            "journals live in $APPLYPATCH_STATE_DIR/journals if set, else in "
+            "$XDG_STATE_HOME/applypatch_ext/journals or ~/.local/state/applypatch_ext/journals"
+        ),
+    )
+    rec.add_argument(
+        "--cwd", default=".", metavar="DIR", help="the working directory (default: the current one)"
+    )
+    add_replay_parser(commands)
     return parser
 
 
@@ -227,10 +257,37 @@ def run_turn(args: argparse.Namespace) -> int:
     return 0 if all_completed else 1
 
 
+def run_recover(args: argparse.Namespace) -> int:
+    for stream in (sys.stdout, sys.stderr):  # file names that are not UTF-8 print as bytes
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="surrogateescape")
+    cwd = os.path.abspath(args.cwd)
+    if not os.path.isdir(cwd):
+        sys.stderr.write(f"error: working directory not found: {cwd}\n")
+        return 1
+    try:
+        recovery = recover(cwd)
+    except JournalError as exc:
+        sys.stderr.write(f"error: {exc.strerror}\n")
+        return 1
+    if recovery is None:
+        sys.stdout.write(
+            f"nothing to recover in {os.path.realpath(cwd)}: no unfinished atomic call left a "
+            f"journal ({journal_path(cwd)}; {STATE_DIR_ENV} sets where journals live)\n"
+        )
+        return 0
+    (sys.stdout if recovery.ok else sys.stderr).write(recovery.report())
+    return 0 if recovery.ok else 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "turn":
         return run_turn(args)
+    if args.command == "recover":
+        return run_recover(args)
+    if args.command == "replay":
+        return run_replay(args)
     return 2  # pragma: no cover - argparse requires a command
 
 

@@ -15,7 +15,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .core.apply import NOT_UTF8_PATCH, apply_patch
+from .core.apply.runtime import NOT_UTF8_PATCH
+from .core.apply.standalone import apply_patch
 from .core.text import LineEndings, format_io_error
 
 USAGE = "Usage: apply_patch 'PATCH'\n       echo 'PATCH' | apply_patch\n"

@@ -18,6 +18,7 @@ Stdlib only; prints, never asserts (no test depends on a duration).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import datetime
 import gc
@@ -163,7 +164,7 @@ Runner = Callable[[wl.Workload, Path], object]
 
 
 def ours_in_process() -> Runner:
-    from applypatch_ext.core.apply import apply_patch
+    from applypatch_ext.core.apply.standalone import apply_patch
 
     def run(w: wl.Workload, cwd: Path) -> object:
         result = apply_patch(w.patch, cwd)
@@ -393,8 +394,88 @@ def section_apply(
     return results, works, empty
 
 
+def _mount_of(path: Path) -> str:
+    """The filesystem type holding ``path`` (from /proc/mounts), for the report."""
+    best, kind = "", "unknown"
+    with contextlib.suppress(OSError):
+        real = os.path.realpath(path)
+        for line in Path("/proc/mounts").read_text().splitlines():
+            parts = line.split()
+            inside = len(parts) > 2 and (real + "/").startswith(parts[1].rstrip("/") + "/")
+            if inside and len(parts[1]) >= len(best):
+                best, kind = parts[1], parts[2]
+    return kind
+
+
+def section_transaction(
+    report: Report, sandbox: Sandbox, works: list[wl.Workload], runs: int
+) -> None:
+    """The whole pipeline on (a)-(d): the default mode beside ``--transaction atomic``, whose
+    write-ahead journal (one file, fsync'd, then removed) goes to a folder on the disk."""
+    from applypatch_ext.core.apply.journal import STATE_DIR_ENV
+    from applypatch_ext.core.apply.transaction import Transaction
+    from applypatch_ext.core.turn.options import PipelineOptions
+    from applypatch_ext.core.turn.turn import run_patch
+
+    state = Path(tempfile.mkdtemp(prefix="applypatch-bench-state-"))
+    previous = os.environ.get(STATE_DIR_ENV)
+    os.environ[STATE_DIR_ENV] = str(state)
+    modes = {
+        "none": PipelineOptions(),
+        "atomic": PipelineOptions(transaction=Transaction.ATOMIC),
+    }
+
+    def runner(options: PipelineOptions) -> Runner:
+        def run(w: wl.Workload, cwd: Path) -> object:
+            result = run_patch(w.patch, str(cwd), options=options)
+            if not result.ok:
+                raise RuntimeError(f"the pipeline failed on {w.name}: {result.output}")
+            return result
+
+        return run
+
+    results: dict[str, dict[str, Stats]] = {w.name: {} for w in works}
+    try:
+        for w in works:
+            for mode, options in modes.items():  # once, untimed: the result tree is checked
+                with sandbox.tree(w.before) as cwd:
+                    runner(options)(w, cwd)
+                    if read_tree(cwd) != w.after:
+                        report.out(f"Note: {mode} gives a different tree on {w.name}.")
+            for _ in range(runs):
+                for mode, options in modes.items():  # interleaved
+                    with sandbox.tree(w.before) as cwd:
+                        t = _timed(partial(runner(options), w, cwd))
+                    results[w.name].setdefault(mode, Stats([])).samples.append(t)
+    finally:
+        if previous is None:
+            os.environ.pop(STATE_DIR_ENV, None)
+        else:
+            os.environ[STATE_DIR_ENV] = previous
+        shutil.rmtree(state, ignore_errors=True)
+
+    report.out("## Transactions: the pipeline in the default mode and in atomic mode")
+    report.out()
+    report.out(
+        "`run_patch` (parse, verify, safety, sandboxed apply, TurnDiff) on (a)-(d); atomic "
+        "mode adds the write-ahead journal: every path's prior state read and written to one "
+        f"file, fsync'd with its folder, removed at the end (journal on {_mount_of(state)}, "
+        f"tree on {_mount_of(sandbox.root)})."
+    )
+    report.out()
+    rows = []
+    for w in works:
+        none, atomic = results[w.name]["none"], results[w.name]["atomic"]
+        overhead = (atomic.median - none.median) * 1e3
+        rows.append(
+            [w.title, none.ms(), atomic.ms(), _fmt_ratio(_ratio(atomic, none)), _num(overhead)]
+        )
+    header = ["workload", "pipeline none, ms", "pipeline atomic, ms", "atomic / none"]
+    report.table([*header, "atomic overhead, ms"], rows)
+
+
 def section_memory(report: Report, works: list[wl.Workload], sandbox: Sandbox) -> None:
-    from applypatch_ext.core.apply import apply_patch
+    from applypatch_ext.core.apply.standalone import apply_patch
 
     report.out("## Peak memory in process (tracemalloc peak during the call)")
     report.out()
@@ -466,9 +547,9 @@ def import_breakdown(py: str) -> str:
 
 
 def section_streaming(report: Report, patch_a: str, runs: int) -> None:
-    from applypatch_ext.core.parser import parse_patch
-    from applypatch_ext.core.preview import ApplyPatchArgumentDiffConsumer
-    from applypatch_ext.core.streaming import StreamingPatchParser
+    from applypatch_ext.core.parse.parser import parse_patch
+    from applypatch_ext.core.parse.streaming import StreamingPatchParser
+    from applypatch_ext.core.turn.preview import ApplyPatchArgumentDiffConsumer
 
     report.out(f"## (e) Streaming, deltas of {DELTA_SIZE} characters")
     report.out()
@@ -567,10 +648,10 @@ def section_turn_diff(
     report.out("## (f) TurnDiff rendering (track the delta, render the aggregate)")
     report.out()
     try:
-        from applypatch_ext.core.apply import apply_patch
-        from applypatch_ext.core.fs import MemoryFilesystem
-        from applypatch_ext.core.model import AppliedPatchDelta, AppliedUpdate
-        from applypatch_ext.core.turn_diff import TurnDiffTracker
+        from applypatch_ext.core.apply.changes import AppliedPatchDelta, AppliedUpdate
+        from applypatch_ext.core.apply.fs import MemoryFilesystem
+        from applypatch_ext.core.apply.standalone import apply_patch
+        from applypatch_ext.core.turn.turn_diff import TurnDiffTracker
     except ImportError as exc:
         report.out(f"TurnDiffTracker unavailable: {exc}")
         report.out()
@@ -657,15 +738,88 @@ def section_fuzzy(report: Report, sandbox: Sandbox, exact: wl.Workload, runs: in
     report.table(["workload", "ours in process, ms", "ratio to (a)", "result correct"], rows)
 
 
+def _failing_command(cmd: list[str]) -> Callable[[wl.Workload, Path], str]:
+    """Runs ``cmd`` on the patch, which must fail (exit 1); returns its stderr, paths relative."""
+
+    def run(w: wl.Workload, cwd: Path) -> str:
+        result = subprocess.run(
+            cmd, input=w.patch.encode(), cwd=cwd, capture_output=True, check=False, env=CHILD_ENV
+        )
+        if result.returncode != 1:
+            raise RuntimeError(f"{cmd[0]} exited {result.returncode} on {w.name}, expected 1")
+        return result.stderr.decode().replace(f"{cwd}/", "")
+
+    return run
+
+
+def section_slow_verification(
+    report: Report, sandbox: Sandbox, peers: peers_mod.Peers, runs: int
+) -> None:
+    """(h), a context that no pass finds: ours (the whole pipeline: parse, verify, explain the
+    failure; and the ``apply_patch`` command) beside the reference binary, in one run."""
+    from applypatch_ext.core.turn.options import ERROR
+    from applypatch_ext.core.turn.turn import run_patch
+
+    w = wl.slow_verification()
+    report.out("## (h) Slow verification: a context that does not match a large file")
+    report.out()
+    size = len(w.before["data/table.txt"])
+    report.out(f"* {w.title}: patch {len(w.patch) / 1e3:.1f} kB, file {size / 1e3:.0f} kB")
+    report.out()
+
+    explanation: list[str] = []
+
+    def pipeline(w: wl.Workload, cwd: Path) -> str:
+        result = run_patch(w.patch, str(cwd))
+        if result.status != ERROR or result.explanation is None:
+            raise RuntimeError(f"ours: expected a verification error, got {result.status}")
+        explanation[:] = [result.explanation.summary]
+        return (result.error or "").replace(f"{cwd}/", "")
+
+    runners: dict[str, Callable[[wl.Workload, Path], str]] = {"ours pipeline": pipeline}
+    runners["ours process"] = _failing_command([str(VENV_BIN / "apply_patch")])
+    if peers.reference is not None:
+        runners["reference process"] = _failing_command([str(peers.reference)])
+    # The reference takes many seconds a run: at most 3 runs of each, interleaved.
+    h_runs = max(1, min(runs, 3))
+    samples: dict[str, list[float]] = {name: [] for name in runners}
+    texts: dict[str, str] = {}
+    for _ in range(h_runs):
+        for name, runner in runners.items():
+            with sandbox.tree(w.before) as cwd:
+                gc.collect()
+                start = time.perf_counter()
+                texts[name] = runner(w, cwd)
+                samples[name].append(time.perf_counter() - start)
+                if read_tree(cwd) != w.before:
+                    raise RuntimeError(f"{name} changed the tree on {w.name}")
+    stats = {name: Stats(values) for name, values in samples.items()}
+    ref = stats.get("reference process")
+    rows = [[name, stat.ms(), _fmt_ratio(_ratio(stat, ref))] for name, stat in stats.items()]
+    report.table(["implementation", "ms", "ratio to reference process"], rows)
+    same = "reference process" in texts and texts["ours process"] == texts["reference process"]
+    report.out(
+        f"Median (min-max) of {h_runs} runs. The tree is unchanged after every run; the "
+        "`apply_patch` command's error text "
+        + ("is the reference's, byte for byte" if same else "was not compared")
+        + f". Our pipeline's explanation: {explanation[0] if explanation else 'n/a'}."
+    )
+    report.out()
+    report.target("(h) ours pipeline / reference process", _ratio(stats["ours pipeline"], ref), 1.0)
+    report.target("(h) ours process / reference process", _ratio(stats["ours process"], ref), 1.0)
+
+
 def profile(name: str) -> None:
     """cProfile of ours in process on one workload (for finding the slow paths)."""
-    from applypatch_ext.core.apply import apply_patch
+    from applypatch_ext.core.apply.standalone import apply_patch
+    from applypatch_ext.core.turn.turn import run_patch
 
     table = {w.name: w for w in wl.all_apply_workloads()}
     table["g-ws"] = wl.big_update(context_form="whitespace")
     table["g-punct"] = wl.big_update(context_form="typographic")
+    table["h"] = wl.slow_verification()
     if name.startswith("e"):
-        from applypatch_ext.core.preview import ApplyPatchArgumentDiffConsumer
+        from applypatch_ext.core.turn.preview import ApplyPatchArgumentDiffConsumer
 
         # The preview consumer (it feeds the parser): "e" on the 1 MB patch, "e-a" on (a)'s.
         text = wl.multi_file_stream() if name == "e" else table["a"].patch
@@ -685,7 +839,10 @@ def profile(name: str) -> None:
             for _ in range(5):
                 with sandbox.tree(w.before) as cwd:
                     prof.enable()
-                    apply_patch(w.patch, cwd)
+                    if name == "h":  # the whole pipeline: verification and explanation
+                        run_patch(w.patch, str(cwd))
+                    else:
+                        apply_patch(w.patch, cwd)
                     prof.disable()
         finally:
             shutil.rmtree(sandbox.root, ignore_errors=True)
@@ -703,7 +860,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--profile",
         metavar="WORKLOAD",
-        help="cProfile ours on a, b, c, d, g-ws, g-punct, or the preview consumer: e (1 MB), e-a.",
+        help="cProfile ours on a, b, c, d, g-ws, g-punct, h (the pipeline), or the preview "
+        "consumer: e (1 MB), e-a.",
+    )
+    parser.add_argument(
+        "--only",
+        choices=["h"],
+        help="Run one section only: h (slow verification, beside the reference binary).",
     )
     args = parser.parse_args(argv)
     if args.profile:
@@ -728,12 +891,15 @@ def main(argv: list[str] | None = None) -> int:
     report.out(f"* bytecode of the timed processes cached in {CHILD_ENV['PYTHONPYCACHEPREFIX']}")
     report.out()
     try:
-        results, works, _empty = section_apply(report, sandbox, peers, args.runs)
-        section_memory(report, works, sandbox)
-        section_process(report, sandbox, results, args.runs)
-        section_streaming(report, works[0].patch, args.runs)
-        section_turn_diff(report, sandbox, works, peers.git, args.runs)
-        section_fuzzy(report, sandbox, works[0], args.runs)
+        if args.only is None:
+            results, works, _empty = section_apply(report, sandbox, peers, args.runs)
+            section_transaction(report, sandbox, works, args.runs)
+            section_memory(report, works, sandbox)
+            section_process(report, sandbox, results, args.runs)
+            section_streaming(report, works[0].patch, args.runs)
+            section_turn_diff(report, sandbox, works, peers.git, args.runs)
+            section_fuzzy(report, sandbox, works[0], args.runs)
+        section_slow_verification(report, sandbox, peers, args.runs)
     finally:
         shutil.rmtree(sandbox.root, ignore_errors=True)
 

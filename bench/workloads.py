@@ -252,6 +252,31 @@ def rewrite_pair(seed: int = SEED + 5, n_lines: int = 48_000) -> tuple[str, str]
     return _text(old), _text(new)
 
 
+def slow_verification(n_lines: int = 200_000, n_context: int = 2_000) -> Workload:
+    """(h) a context that does not match a large file: every seek pass fails everywhere.
+
+    A generated table of 400 kB, one value per line and nearly all of them 0 (a sparse
+    vector, a fixture, a counter dump), and a 6 kB patch whose one chunk carries 2,000 context
+    lines of ``0`` copied from it and one removed line that is not in the file. Every position
+    of the file matches the context up to that line, in each of the four passes: the
+    reference compares about 400 million line pairs per pass, and the explanation of the
+    failure used to weigh every (chunk line, file line) pair. The patch fails; nothing changes.
+    """
+    values = ["0"] * n_lines
+    for k in range(1, n_lines, 9_973):  # a few non-zero values, as a real table has
+        values[k] = str(k % 7 + 1)
+    chunk = ["@@", *(" 0" for _ in range(n_context)), "-9", "+1"]
+    body = ["*** Update File: data/table.txt", *chunk]
+    tree = {"data/table.txt": _text(values).encode()}
+    return Workload(
+        "h",
+        "(h) 400 kB table, context not in it (every pass fails)",
+        tree,
+        _patch(body),
+        dict(tree),
+    )
+
+
 def all_apply_workloads() -> list[Workload]:
     """(a)-(d), the workloads timed against the peers."""
     return [big_update(), many_files(), big_add(), typical_edit()]

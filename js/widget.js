@@ -24,7 +24,7 @@
  * @typedef {[boolean, string]} Segment
  * @typedef {{differs: boolean, kind: string, text: string, title?: string}} Token
  * @typedef {{kind: string, text: string}} DiffLine
- * @typedef {{path: string, text: string, added: number, removed: number}} FileDiff
+ * @typedef {{path: string, key: string, text: string, added: number, removed: number}} FileDiff
  * @typedef {{t: number, k: string, v: string | number}} HistoryEntry
  * @typedef {{
  *   get(name: string): any,
@@ -176,19 +176,20 @@ export function splitTurnDiff(diff, blocks) {
         const block = b && typeof b === "object" ? /** @type {Record<string, unknown>} */ (b) : {};
         const path = String(block.path ?? "");
         const old = String(block.old_path ?? "");
-        return { path: old && old !== path ? `${old} → ${path}` : path, text: String(block.diff ?? "") };
+        const shown = old && old !== path ? `${old} → ${path}` : path;
+        return { path: shown, key: path, text: String(block.diff ?? "") };
       })
     : diff
-      ? [{ path: "turn diff", text: diff }]
+      ? [{ path: "turn diff", key: "", text: diff }]
       : [];
-  return entries.map(({ path, text }) => {
+  return entries.map(({ path, key, text }) => {
     let added = 0;
     let removed = 0;
     for (const line of classifyDiffLines(text)) {
       if (line.kind === "add") added++;
       else if (line.kind === "del") removed++;
     }
-    return { path, text, added, removed };
+    return { path, key, text, added, removed };
   });
 }
 
@@ -513,6 +514,330 @@ export function lineCount(text) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// the diff view's pure helpers: hunks and line numbers, word-level changes, syntax runs, folds
+
+/**
+ * @typedef {string | [string, string][]} SourceLine a line as Python sends it (plain, or runs)
+ * @typedef {{cls: string, text: string, differs?: boolean}} Run
+ * @typedef {{type: "header" | "hunk" | "meta", text: string}
+ *   | {type: "line", kind: string, text: string, old: number | null, new: number | null,
+ *      words?: Segment[]}
+ *   | {type: "gap", from: number, to: number, offset: number}} Row
+ */
+
+/** The `@@ -a,b +c,d @@` numbers (1-based starts; counts default to 1), or null. */
+const HUNK_RE = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
+
+/**
+ * The rows of one file's diff: its header lines, hunk lines, and each diff line with its old
+ * and new line numbers (none for a progress diff, whose `@@` carries no numbers). Between two
+ * hunks (and before the first, after the last when `newLines` is known) a `gap` row stands
+ * for the unchanged lines `from..to` of the new side (`offset`: old number minus new number).
+ * @param {DiffLine[]} lines (see classifyDiffLines)
+ * @param {number} [newLines] the new side's line count, when known
+ * @returns {Row[]}
+ */
+export function diffRows(lines, newLines = 0) {
+  /** @type {Row[]} */
+  const rows = [];
+  let old = 0;
+  let nu = 0;
+  let numbered = false;
+  let lastNew = 0; // the new side's last line shown by a hunk
+  let offset = 0;
+  for (const line of lines) {
+    if (line.kind === "file" || line.kind === "header") {
+      rows.push({ type: "header", text: line.text });
+      continue;
+    }
+    if (line.kind === "hunk") {
+      const m = HUNK_RE.exec(line.text);
+      numbered = m !== null;
+      if (m) {
+        old = Number(m[1]) || 0;
+        nu = Number(m[3]) || 0;
+        // an empty side's start is the line before it (`-0,0`, `+5,0`)
+        const oldStart = m[2] === "0" ? old + 1 : old;
+        const newStart = m[4] === "0" ? nu + 1 : nu;
+        if (newStart - 1 > lastNew)
+          rows.push({ type: "gap", from: lastNew + 1, to: newStart - 1, offset: oldStart - newStart });
+        if (m[2] === "0") old++;
+        if (m[4] === "0") nu++;
+      }
+      rows.push({ type: "hunk", text: line.text });
+      continue;
+    }
+    if (line.kind === "meta") {
+      rows.push({ type: "meta", text: line.text });
+      continue;
+    }
+    const body = line.text.slice(1);
+    if (line.kind === "add") {
+      rows.push({ type: "line", kind: "add", text: body, old: null, new: numbered ? nu++ : null });
+    } else if (line.kind === "del") {
+      rows.push({ type: "line", kind: "del", text: body, old: numbered ? old++ : null, new: null });
+    } else {
+      const text = line.text.startsWith(" ") ? body : line.text;
+      rows.push({ type: "line", kind: "context", text, old: numbered ? old++ : null, new: numbered ? nu++ : null });
+    }
+    if (numbered) {
+      lastNew = nu - 1;
+      offset = old - nu;
+    }
+  }
+  if (newLines > lastNew && lastNew > 0)
+    rows.push({ type: "gap", from: lastNew + 1, to: newLines, offset });
+  return rows;
+}
+
+/** Words, runs of spaces and single other characters: the units a word-level diff compares. */
+const WORD_RE = /[\p{L}\p{N}_]+|\s+|[^\p{L}\p{N}_\s]/gu;
+
+/** The longest common subsequence of two token lists is only computed below this product. */
+const WORD_DIFF_CELLS = 40000;
+
+/**
+ * The changed words of a removed line `a` and its added counterpart `b`, as the explanation's
+ * `[differs, text]` segments per side; null when the lines share too little to pair (then the
+ * whole line is the change) or are too long to compare.
+ * @param {string} a
+ * @param {string} b
+ * @returns {[Segment[], Segment[]] | null}
+ */
+export function wordSegments(a, b) {
+  const x = a.match(WORD_RE) ?? [];
+  const y = b.match(WORD_RE) ?? [];
+  if (x.length * y.length > WORD_DIFF_CELLS) return null;
+  const n = x.length;
+  const m = y.length;
+  // lcs[i][j]: the LCS length of x[i:] and y[j:]
+  const lcs = Array.from({ length: n + 1 }, () => new Uint16Array(m + 1));
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--)
+      lcs[i][j] = x[i] === y[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+  /** @type {Segment[]} */
+  const left = [];
+  /** @type {Segment[]} */
+  const right = [];
+  /** @param {Segment[]} side @param {boolean} differs @param {string} text */
+  const push = (side, differs, text) => {
+    const last = side[side.length - 1];
+    if (last && last[0] === differs) last[1] += text;
+    else side.push([differs, text]);
+  };
+  let same = 0;
+  let i = 0;
+  let j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && x[i] === y[j]) {
+      push(left, false, x[i]);
+      push(right, false, y[j]);
+      if (/\S/.test(x[i])) same += x[i].length;
+      i++;
+      j++;
+    } else if (j < m && (i >= n || lcs[i][j + 1] >= lcs[i + 1][j])) {
+      push(right, true, y[j++]);
+    } else {
+      push(left, true, x[i++]);
+    }
+  }
+  const visible = Math.max(a.replace(/\s/g, "").length, b.replace(/\s/g, "").length);
+  if (visible > 0 && same / visible < 0.4) return null; // a rewrite, not an edit
+  return [left, right];
+}
+
+/**
+ * Pair each run of removed lines with the added lines that follow it (first with first) and
+ * set their `words` (see wordSegments). Returns the rows, changed in place.
+ * @param {Row[]} rows
+ */
+export function pairWords(rows) {
+  let i = 0;
+  while (i < rows.length) {
+    const dels = [];
+    while (i < rows.length && isLine(rows[i], "del")) dels.push(rows[i++]);
+    const adds = [];
+    while (i < rows.length && isLine(rows[i], "add")) adds.push(rows[i++]);
+    for (let k = 0; k < Math.min(dels.length, adds.length); k++) {
+      const d = /** @type {any} */ (dels[k]);
+      const a = /** @type {any} */ (adds[k]);
+      const pair = wordSegments(d.text, a.text);
+      if (pair) [d.words, a.words] = pair;
+    }
+    if (!dels.length && !adds.length) i++;
+  }
+  return rows;
+}
+
+/** @param {Row} row @param {string} kind */
+function isLine(row, kind) {
+  return row.type === "line" && row.kind === kind;
+}
+
+/**
+ * The lines Python sent for one side (`[[first, [line, ...]], ...]` ranges) by line number.
+ * @param {unknown} ranges
+ * @returns {Map<number, SourceLine>}
+ */
+export function sourceLines(ranges) {
+  /** @type {Map<number, SourceLine>} */
+  const map = new Map();
+  for (const range of arr(ranges)) {
+    if (!Array.isArray(range) || typeof range[0] !== "number") continue;
+    arr(range[1]).forEach((line, k) => {
+      if (typeof line === "string" || Array.isArray(line)) map.set(range[0] + k, line);
+    });
+  }
+  return map;
+}
+
+/**
+ * The runs of a line: its syntax runs when Python sent the line (and it is the same text),
+ * else the text as one plain run; with the word-level `words` laid over them (`differs`).
+ * Classes are kept only when they are short names (never markup: the DOM gets text nodes).
+ * @param {string} text
+ * @param {SourceLine | undefined} source
+ * @param {Segment[] | undefined} [words]
+ * @returns {Run[]}
+ */
+export function lineRuns(text, source, words) {
+  /** @type {Run[]} */
+  let runs = [{ cls: "", text }];
+  if (Array.isArray(source)) {
+    const syntax = source
+      .filter((r) => Array.isArray(r) && typeof r[1] === "string")
+      .map((r) => ({ cls: /^[a-z]$/.test(str(r[0])) ? str(r[0]) : "", text: r[1] }));
+    if (syntax.map((r) => r.text).join("") === text) runs = syntax;
+  }
+  if (!Array.isArray(words) || words.map((w) => w[1]).join("") !== text) return runs;
+  /** @type {Run[]} */
+  const out = [];
+  let w = 0;
+  let wLeft = words.length ? words[0][1].length : 0;
+  for (const run of runs) {
+    let rest = run.text;
+    while (rest.length) {
+      while (wLeft === 0 && w < words.length - 1) wLeft = words[++w][1].length;
+      const take = Math.min(rest.length, wLeft || rest.length);
+      out.push({ cls: run.cls, text: rest.slice(0, take), differs: Boolean(words[w]?.[0]) });
+      rest = rest.slice(take);
+      wLeft -= take;
+    }
+  }
+  return out;
+}
+
+/**
+ * Long runs of rows of one kind (an added or deleted file's lines, a long rewrite) keep their
+ * first `head` and last `tail` rows; the middle becomes a fold, unless `open` has its id.
+ * @param {Row[]} rows
+ * @param {{max: number, head: number, tail: number}} limits
+ * @param {Set<string>} [open] the ids of the folds the reader opened
+ * @returns {(Row | {type: "fold", id: string, rows: Row[]})[]}
+ */
+export function foldRuns(rows, limits, open = new Set()) {
+  /** @type {(Row | {type: "fold", id: string, rows: Row[]})[]} */
+  const out = [];
+  let i = 0;
+  while (i < rows.length) {
+    const row = rows[i];
+    const kind = row.type === "line" ? row.kind : null;
+    let j = i + 1;
+    if (kind) while (j < rows.length && isLine(rows[j], kind)) j++;
+    const run = rows.slice(i, j);
+    const id = `${kind}:${i}`;
+    if (kind && run.length > limits.max && !open.has(id)) {
+      out.push(...run.slice(0, limits.head));
+      out.push({ type: "fold", id, rows: run.slice(limits.head, run.length - limits.tail) });
+      out.push(...run.slice(run.length - limits.tail));
+    } else {
+      out.push(...run);
+    }
+    i = j;
+  }
+  return out;
+}
+
+/**
+ * The split view's rows: context on both sides; each removed line next to the added line it
+ * is paired with (first with first, in a run); other rows across the whole width.
+ * @param {Row[]} rows
+ * @returns {({type: "pair", left: Row | null, right: Row | null} | Row | {type: "fold", id: string, rows: Row[]})[]}
+ */
+export function splitRows(rows) {
+  /** @type {any[]} */
+  const out = [];
+  let i = 0;
+  while (i < rows.length) {
+    const row = rows[i];
+    if (row.type !== "line") {
+      out.push(row);
+      i++;
+      continue;
+    }
+    if (row.kind === "context") {
+      out.push({ type: "pair", left: row, right: row });
+      i++;
+      continue;
+    }
+    const dels = [];
+    while (i < rows.length && isLine(rows[i], "del")) dels.push(rows[i++]);
+    const adds = [];
+    while (i < rows.length && isLine(rows[i], "add")) adds.push(rows[i++]);
+    for (let k = 0; k < Math.max(dels.length, adds.length); k++)
+      out.push({ type: "pair", left: dels[k] ?? null, right: adds[k] ?? null });
+  }
+  return out;
+}
+
+/**
+ * The five blocks of a file's +/- bar (like a code host's): added, removed, unchanged.
+ * @param {number} added
+ * @param {number} removed
+ * @returns {string[]} five of "add", "del", "none"
+ */
+export function changeBar(added, removed) {
+  const total = added + removed;
+  if (total === 0) return ["none", "none", "none", "none", "none"];
+  const blocks = Math.min(5, total);
+  let adds = Math.round((added / total) * blocks);
+  if (added > 0 && adds === 0) adds = 1;
+  if (removed > 0 && adds === blocks) adds = blocks - 1;
+  const dels = blocks - adds;
+  return [...Array(adds).fill("add"), ...Array(dels).fill("del"), ...Array(5 - blocks).fill("none")];
+}
+
+/** Where the reader's choice of unified or split view is remembered. */
+export const MODE_KEY = "applypatch-diff-mode";
+
+/**
+ * The remembered view mode: "unified" or "split" ("unified" when storage is unavailable).
+ * @param {{getItem(key: string): string | null} | null | undefined} storage
+ */
+export function loadMode(storage) {
+  try {
+    return storage?.getItem(MODE_KEY) === "split" ? "split" : "unified";
+  } catch {
+    return "unified";
+  }
+}
+
+/**
+ * Remember the view mode; false when storage refuses (private mode, quota, sandboxed frame).
+ * @param {{setItem(key: string, value: string): void} | null | undefined} storage
+ * @param {string} mode
+ */
+export function saveMode(storage, mode) {
+  try {
+    if (!storage) return false;
+    storage.setItem(MODE_KEY, mode === "split" ? "split" : "unified");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // DOM
 
 /**
@@ -564,28 +889,12 @@ function tokenSpans(tokens) {
 }
 
 /**
- * A coloured diff block, bounded.
- * @param {DiffLine[]} lines
- * @param {number} max
- */
-function diffBlock(lines, max) {
-  const { shown, hidden } = truncate(lines, max);
-  return h(
-    "pre",
-    { class: "applypatch-diff" },
-    ...shown.map((l) =>
-      h("span", { class: `applypatch-line applypatch-diff-${l.kind}`, text: l.text || " " }),
-    ),
-    hidden ? h("span", { class: "applypatch-more", text: moreText(hidden) }) : null,
-  );
-}
-
-/**
  * @param {string} title
  * @param {string} testid
  * @param {boolean} open
+ * @param {Node | null} [badge] shown before the title
  */
-function section(title, testid, open) {
+function section(title, testid, open, badge = null) {
   const heading = h("span", { class: "applypatch-section-title", text: title });
   const note = h("span", { class: "applypatch-section-note" });
   const body = h("div", { class: "applypatch-section-body" });
@@ -593,7 +902,7 @@ function section(title, testid, open) {
     h(
       "details",
       { class: "applypatch-section", "data-testid": testid, open },
-      h("summary", null, heading, note),
+      h("summary", null, badge, heading, note),
       body,
     )
   );
@@ -606,6 +915,486 @@ const str = (v) => (typeof v === "string" ? v : v === null || v === undefined ? 
 const obj = (v) => (v && typeof v === "object" && !Array.isArray(v) ? /** @type {any} */ (v) : {});
 /** @param {unknown} v @returns {any[]} */
 const arr = (v) => (Array.isArray(v) ? v : []);
+
+// ---------------------------------------------------------------------------------------------
+// the diff view: a table per file (gutters, syntax runs, word highlight, folds), unified or
+// split; a toolbar and a file list per section
+
+/** How the diff view folds: runs longer than `max` rows keep `head` + `tail`; a fold opened
+ * renders at most `expand` rows at a time; a gap of unchanged lines opens whole. */
+export const FOLDS = Object.freeze({ max: 60, head: 20, tail: 10, expand: 1000 });
+
+/** The page's storage, or null where reading it throws (a sandboxed frame). */
+function pageStorage() {
+  try {
+    return globalThis.localStorage ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** The view mode shared by every diff view of the page, remembered across reloads. */
+const modes = {
+  mode: loadMode(pageStorage()),
+  /** @type {Set<(mode: string) => void>} */
+  listeners: new Set(),
+  /** @param {string} mode */
+  set(mode) {
+    this.mode = mode === "split" ? "split" : "unified";
+    saveMode(pageStorage(), this.mode);
+    for (const fn of [...this.listeners]) fn(this.mode);
+  },
+};
+
+/**
+ * A line's code cell: syntax runs (CSS classes `applypatch-hl-x`), changed words marked.
+ * @param {Run[]} runs
+ */
+function codeNodes(runs) {
+  return runs.map((r) =>
+    !r.cls && !r.differs
+      ? r.text
+      : h("span", {
+          class: [r.cls ? `applypatch-hl-${r.cls}` : "", r.differs ? "applypatch-word" : ""].filter(Boolean).join(" "),
+          text: r.text,
+        }),
+  );
+}
+
+const SIGNS = /** @type {Record<string, string>} */ ({ add: "+", del: "-", context: " " });
+const KIND_WORDS = /** @type {Record<string, string>} */ ({ add: "added", del: "removed", context: "unchanged" });
+
+/**
+ * @typedef {{old: Map<number, SourceLine>, new: Map<number, SourceLine>}} Sources
+ * @typedef {{rows: Row[], sources: Sources, preview: boolean, limit?: number}} FileView
+ */
+
+/** @param {Row & {type: "line"}} row @param {Sources} sources */
+function runsOf(row, sources) {
+  const source = row.kind === "del" ? sources.old.get(row.old ?? -1) : sources.new.get(row.new ?? -1);
+  return lineRuns(row.text, source, row.words);
+}
+
+/** @param {number | null} n @param {string} side */
+function gutter(n, side) {
+  return h("td", {
+    class: `applypatch-gutter applypatch-gutter-${side}`,
+    "data-line": n ?? null,
+    "aria-hidden": "true",
+    text: n === null ? "" : String(n),
+  });
+}
+
+/**
+ * A row across the whole table: a header, a hunk line, a marker, a fold or gap button.
+ * @param {number} span
+ * @param {string} cls
+ * @param {...(Node | string | null)} children
+ */
+function wideRow(span, cls, ...children) {
+  return h("tr", { class: cls }, h("td", { class: "applypatch-code", colspan: span }, ...children));
+}
+
+/** The row lists whose removed and added lines have been paired (see pairWords). */
+const PAIRED = new WeakSet();
+
+/**
+ * The table of one file's diff in `mode`; folds and gaps call `onOpen(id)` when clicked.
+ * @param {FileView} file
+ * @param {string} mode "unified" or "split"
+ * @param {Set<string>} opened fold and gap ids the reader opened
+ * @param {(id: string) => void} onOpen
+ */
+export function diffTable(file, mode, opened, onOpen) {
+  // the changed words are found when a file is first shown (a closed file costs nothing)
+  if (!PAIRED.has(file.rows)) {
+    pairWords(file.rows);
+    PAIRED.add(file.rows);
+  }
+  const split = mode === "split";
+  const span = 4; // the columns of both views: two gutters and sign + code, or two halves
+  const { sources } = file;
+  /** @type {HTMLElement[]} */
+  const trs = [];
+  /** @param {string} id @param {number} count @param {string} what */
+  const button = (id, count, what) => {
+    const b = h("button", {
+      type: "button",
+      class: "applypatch-expand",
+      "data-fold": id,
+      "aria-expanded": "false",
+      "aria-label": `Show ${count} ${what} line${count === 1 ? "" : "s"}`,
+      text: `⋯ Show ${count} ${what} line${count === 1 ? "" : "s"}`,
+    });
+    b.addEventListener("click", () => onOpen(id));
+    return b;
+  };
+  /** @param {Row & {type: "line"}} row */
+  const unifiedLine = (row) =>
+    h(
+      "tr",
+      { class: `applypatch-dl applypatch-dl-${row.kind}`, "data-kind": row.kind },
+      gutter(row.old, "old"),
+      gutter(row.new, "new"),
+      h("td", { class: "applypatch-sign", "aria-label": KIND_WORDS[row.kind], text: SIGNS[row.kind] }),
+      h("td", { class: "applypatch-code" }, ...codeNodes(runsOf(row, sources))),
+    );
+  /** @param {Row & {type: "line"} | null} row @param {string} side */
+  const half = (row, side) => {
+    const kind = row === null ? "empty" : row.kind;
+    const n = row === null ? null : side === "old" ? row.old : row.new;
+    return [
+      gutter(n, side),
+      h(
+        "td",
+        {
+          class: `applypatch-code applypatch-half applypatch-half-${kind}`,
+          "aria-label": row === null ? "no line" : null,
+        },
+        ...(row === null ? [] : codeNodes(runsOf(row, sources))),
+      ),
+    ];
+  };
+  /** @param {any} row */
+  const emit = (row) => {
+    if (row.type === "header") trs.push(wideRow(span, "applypatch-dl applypatch-dl-header", row.text));
+    else if (row.type === "hunk") trs.push(wideRow(span, "applypatch-dl applypatch-dl-hunk", row.text));
+    else if (row.type === "meta") trs.push(wideRow(span, "applypatch-dl applypatch-dl-meta", row.text));
+    else if (row.type === "pair") {
+      const kind = row.left === row.right ? "context" : "change";
+      trs.push(h("tr", { class: `applypatch-dl applypatch-dl-${kind}` }, ...half(row.left, "old"), ...half(row.right, "new")));
+    } else if (row.type === "line") trs.push(unifiedLine(row));
+  };
+  /** @param {any[]} rows */
+  const emitAll = (rows) => {
+    for (const row of split ? splitRows(rows) : rows) emit(row);
+  };
+  /** @param {Row[]} rows @param {string} id */
+  const emitFold = (rows, id) => {
+    if (opened.has(id)) {
+      emitRows(rows.slice(0, FOLDS.expand), `${id}/`, Infinity, false);
+      if (rows.length > FOLDS.expand) emitFold(rows.slice(FOLDS.expand), `${id}+`);
+    } else {
+      trs.push(wideRow(span, "applypatch-dl applypatch-dl-fold", button(id, rows.length, "more")));
+    }
+  };
+  /** @param {Row} row */
+  const emitGap = (row) => {
+    if (row.type !== "gap") return;
+    const id = `gap:${row.from}`;
+    const count = row.to - row.from + 1;
+    /** @type {Row[]} */
+    const known = [];
+    for (let n = row.from; n <= row.to; n++) {
+      const source = sources.new.get(n);
+      if (source === undefined) continue;
+      const text = typeof source === "string" ? source : source.map((r) => r[1]).join("");
+      known.push({ type: "line", kind: "context", text, old: n + row.offset, new: n });
+    }
+    const cls = "applypatch-dl applypatch-dl-gap";
+    if (opened.has(id) && known.length) {
+      // the lines sent, and a marker where the ones not sent would be
+      let next = row.from;
+      /** @type {Row[]} */
+      let block = [];
+      const hole = (/** @type {number} */ upto) => {
+        if (upto <= next) return;
+        emitAll(block);
+        block = [];
+        const n = upto - next;
+        trs.push(wideRow(span, cls, `⋯ ${n} unchanged line${n === 1 ? "" : "s"} not sent to the view`));
+      };
+      for (const line of known) {
+        const at = /** @type {number} */ (/** @type {any} */ (line).new);
+        hole(at);
+        block.push(line);
+        next = at + 1;
+      }
+      hole(row.to + 1);
+      emitAll(block);
+    } else if (known.length) {
+      trs.push(wideRow(span, cls, button(id, known.length, "unchanged")));
+    } else {
+      trs.push(wideRow(span, cls, `⋯ ${count} unchanged line${count === 1 ? "" : "s"}`));
+    }
+  };
+  /**
+   * @param {Row[]} rows
+   * @param {string} prefix of the ids of the folds inside
+   * @param {number} limit how many rows before the rest is one fold
+   * @param {boolean} fold whether long runs fold (not inside a fold the reader opened)
+   */
+  const emitRows = (rows, prefix, limit, fold) => {
+    // emitFold renders a fold the reader opened (bounded, counted as one row here)
+    const entries = fold ? foldRuns(rows, FOLDS) : rows;
+    /** @type {Row[]} */
+    let run = []; // plain rows, emitted together so that the split view pairs them
+    let count = 0;
+    for (let k = 0; k < entries.length; k++) {
+      const row = entries[k];
+      if (count >= limit) {
+        // past the limit, the rest of the file is one fold ("show N lines")
+        emitAll(run);
+        run = [];
+        emitFold(entries.slice(k).flatMap((e) => (e.type === "fold" ? e.rows : [e])), `${prefix}rest`);
+        return;
+      }
+      count++;
+      if (row.type !== "fold" && row.type !== "gap") {
+        run.push(row);
+        continue;
+      }
+      emitAll(run);
+      run = [];
+      if (row.type === "fold") emitFold(row.rows, prefix + row.id);
+      else emitGap(row);
+    }
+    emitAll(run);
+  };
+  emitRows(file.rows, "", file.limit ?? Infinity, true);
+  const cols = split
+    ? h("colgroup", null, h("col", { class: "applypatch-col-gutter" }), h("col", { class: "applypatch-col-half" }), h("col", { class: "applypatch-col-gutter" }), h("col", { class: "applypatch-col-half" }))
+    : h("colgroup", null, h("col", { class: "applypatch-col-gutter" }), h("col", { class: "applypatch-col-gutter" }), h("col", { class: "applypatch-col-sign" }), h("col", null));
+  return h(
+    "table",
+    {
+      class: `applypatch-dt applypatch-dt-${mode}${file.preview ? " applypatch-dt-preview" : ""}`,
+      "data-mode": mode,
+      tabindex: "-1",
+      "aria-label": split ? "diff, side by side: old on the left, new on the right" : "diff, unified",
+    },
+    cols,
+    h("tbody", null, ...trs),
+  );
+}
+
+/**
+ * The rows of a change of the verified map or the plan: an Update's diff, an Add's content as
+ * added lines, a Delete's content as removed lines, numbered.
+ * @param {Record<string, any>} change
+ * @param {Record<string, any>} source the change's entry of `sources` (its `new_lines`)
+ * @returns {Row[]}
+ */
+export function changeRows(change, source = {}) {
+  if (change.type === "update") return diffRows(classifyDiffLines(str(change.unified_diff)), Number(source.new_lines) || 0);
+  const text = str(change.content);
+  const lines = text ? text.split("\n") : [];
+  if (lines.length && lines[lines.length - 1] === "") lines.pop();
+  if (change.type === "add")
+    return lines.map((t, i) => ({ type: "line", kind: "add", text: t.replace(/\r$/, ""), old: null, new: i + 1 }));
+  if (change.type === "delete")
+    return lines.map((t, i) => ({ type: "line", kind: "del", text: t.replace(/\r$/, ""), old: i + 1, new: null }));
+  return [];
+}
+
+/** @param {unknown} entry an entry of `sources` / `turn_sources` @returns {Sources} */
+export function sourcesOf(entry) {
+  const e = obj(entry);
+  return { old: sourceLines(e.old), new: sourceLines(e.new) };
+}
+
+/**
+ * One file of a diff view: a folded block whose summary shows its path, counts and +/- bar,
+ * and whose body is its table, re-rendered when the mode changes or a fold is opened.
+ * @param {{id: string, path: string, head: (Node | string | null)[], rows: Row[], sources: Sources,
+ *   preview?: boolean, limit?: number, open: boolean, added: number, removed: number, attrs?: Record<string, any>}} f
+ * @param {{mode: string, opened: Map<string, Set<string>>, openFiles: Map<string, boolean>}} state
+ */
+function fileBlock(f, state) {
+  const opened = state.opened.get(f.id) ?? new Set();
+  state.opened.set(f.id, opened);
+  const body = h("div", { class: "applypatch-file-body" });
+  const view = { rows: f.rows, sources: f.sources, preview: Boolean(f.preview), limit: f.limit };
+  let drawn = ""; // the mode the body was drawn in; "" when not drawn (or stale)
+  const draw = () => {
+    drawn = state.mode;
+    fill(
+      body,
+      diffTable(view, state.mode, opened, (id) => {
+        opened.add(id);
+        draw();
+        // keep the keyboard where the reader was: on the rows just shown
+        /** @type {any} */ (body.firstElementChild)?.focus?.();
+      }),
+    );
+  };
+  const summary = h(
+    "summary",
+    { class: "applypatch-file-head", "aria-label": `${f.path}: ${f.added} added, ${f.removed} removed lines` },
+    ...f.head,
+    countsNode(f.added, f.removed),
+  );
+  const details = /** @type {HTMLDetailsElement} */ (
+    h(
+      "details",
+      { class: "applypatch-file", "data-file": f.id, open: state.openFiles.get(f.id) ?? f.open, ...(f.attrs ?? {}) },
+      summary,
+      body,
+    )
+  );
+  const isOpen = () =>
+    typeof details.open === "boolean" ? details.open : details.getAttribute("open") !== null;
+  // a file's table is built when it is first shown (closed files cost no rows)
+  const show = () => {
+    if (isOpen() && drawn !== state.mode) draw();
+  };
+  details.addEventListener("toggle", () => {
+    state.openFiles.set(f.id, isOpen());
+    show();
+  });
+  show();
+  return {
+    el: details,
+    summary,
+    redraw() {
+      drawn = "";
+      show();
+    },
+    /** @param {boolean} open */
+    setOpen(open) {
+      details.open = open;
+      state.openFiles.set(f.id, open);
+      show();
+    },
+  };
+}
+
+/** The `+N -M` counts and the five-block bar. @param {number} added @param {number} removed */
+function countsNode(added, removed) {
+  return h(
+    "span",
+    { class: "applypatch-counts" },
+    h("span", { class: "applypatch-diff-add", text: ` +${added}` }),
+    h("span", { class: "applypatch-diff-del", text: ` -${removed}` }),
+    h(
+      "span",
+      { class: "applypatch-bar", "aria-hidden": "true" },
+      ...changeBar(added, removed).map((b) => h("span", { class: `applypatch-bar-${b}` })),
+    ),
+  );
+}
+
+/**
+ * A diff view's shared state (mode, opened folds, open files) and its toolbar: unified/split,
+ * optionally the header toggle, expand/collapse all, and extra buttons.
+ * @param {{headers?: boolean, extra?: (Node | null)[]}} options
+ */
+export function diffViewState(options) {
+  const state = {
+    mode: modes.mode,
+    /** @type {Map<string, Set<string>>} */
+    opened: new Map(),
+    /** @type {Map<string, boolean>} */
+    openFiles: new Map(),
+    showHeaders: false,
+    /** @type {ReturnType<typeof fileBlock>[]} */
+    blocks: [],
+  };
+  const toggle = /** @param {string} text @param {string} label @param {boolean} pressed */ (text, label, pressed) =>
+    /** @type {HTMLButtonElement} */ (
+      h("button", { type: "button", class: "applypatch-tool", "aria-label": label, "aria-pressed": String(pressed), text })
+    );
+  const unified = toggle("Unified", "unified view", state.mode === "unified");
+  const split = toggle("Split", "split view: old and new side by side", state.mode === "split");
+  unified.setAttribute("data-testid", "applypatch-mode-unified");
+  split.setAttribute("data-testid", "applypatch-mode-split");
+  const headers = options.headers ? toggle("Show headers", "show the diff --git and index lines", false) : null;
+  headers?.setAttribute("data-testid", "applypatch-headers");
+  const all = /** @param {boolean} open */ (open) => {
+    for (const b of state.blocks) b.setOpen(open);
+  };
+  const tool = /** @param {string} text @param {string} label @param {() => void} fn */ (text, label, fn) => {
+    const b = h("button", { type: "button", class: "applypatch-tool", "aria-label": label, text });
+    b.addEventListener("click", fn);
+    return b;
+  };
+  const expand = tool("Expand all", "expand every file", () => all(true));
+  const collapse = tool("Collapse all", "collapse every file", () => all(false));
+  const onMode = (/** @type {string} */ mode) => {
+    state.mode = mode;
+    unified.setAttribute("aria-pressed", String(mode === "unified"));
+    split.setAttribute("aria-pressed", String(mode === "split"));
+    for (const b of state.blocks) b.redraw();
+  };
+  unified.addEventListener("click", () => modes.set("unified"));
+  split.addEventListener("click", () => modes.set("split"));
+  modes.listeners.add(onMode);
+  const toolbar = h(
+    "div",
+    { class: "applypatch-toolbar", role: "toolbar", "aria-label": "diff view" },
+    h("span", { class: "applypatch-group", role: "group", "aria-label": "view mode" }, unified, split),
+    headers,
+    expand,
+    collapse,
+    ...(options.extra ?? []),
+  );
+  /** @param {HTMLElement} body */
+  const bindHeaders = (body) => {
+    headers?.addEventListener("click", () => {
+      state.showHeaders = !state.showHeaders;
+      headers.setAttribute("aria-pressed", String(state.showHeaders));
+      headers.textContent = state.showHeaders ? "Hide headers" : "Show headers";
+      body.className = `applypatch-section-body${state.showHeaders ? " applypatch-show-headers" : ""}`;
+    });
+  };
+  return {
+    state,
+    toolbar,
+    bindHeaders,
+    /** @param {Parameters<typeof fileBlock>[0][]} files */
+    blocks(files) {
+      state.blocks = files.map((f) => fileBlock(f, state));
+      return state.blocks.map((b) => b.el);
+    },
+    dispose: () => modes.listeners.delete(onMode),
+  };
+}
+
+/**
+ * The file list: one button per file (path, counts, bar) that opens and jumps to it.
+ * @param {{path: string, added: number, removed: number}[]} files
+ * @param {ReturnType<typeof fileBlock>[]} blocks
+ */
+function fileList(files, blocks) {
+  return h(
+    "ul",
+    { class: "applypatch-filelist", "aria-label": "files" },
+    ...files.map((f, i) => {
+      const b = h(
+        "button",
+        { type: "button", class: "applypatch-jump", "aria-label": `go to ${f.path}: +${f.added} -${f.removed}` },
+        h("code", { text: f.path }),
+        countsNode(f.added, f.removed),
+      );
+      b.addEventListener("click", () => {
+        const target = blocks[i];
+        if (!target) return;
+        target.setOpen(true);
+        /** @type {any} */ (target.el).scrollIntoView?.({ block: "start", behavior: "smooth" });
+        /** @type {any} */ (target.summary).focus?.();
+      });
+      return h("li", null, b);
+    }),
+  );
+}
+
+/**
+ * A guarded copy: `navigator.clipboard.writeText`, saying what happened in `note`.
+ * @param {string} text
+ * @param {HTMLElement} note
+ * @param {string} what
+ */
+function copyText(text, note, what) {
+  const clip = /** @type {any} */ (globalThis.navigator)?.clipboard;
+  if (!clip?.writeText) {
+    note.textContent = `cannot copy: the clipboard is not available here (select the ${what} instead)`;
+    return;
+  }
+  clip.writeText(text).then(
+    () => (note.textContent = `${what} copied`),
+    () => (note.textContent = `cannot copy: the browser refused (select the ${what} instead)`),
+  );
+}
 
 // ---------------------------------------------------------------------------------------------
 // sections: each makes its DOM once and returns {el, update(state)}; `update` renders the
@@ -889,9 +1678,20 @@ export function explanationSection() {
 export function patchSection(open) {
   const { el, note, body } = section("Patch text", "applypatch-patch-text", open);
   const pre = h("pre", { class: "applypatch-patch" });
-  body.append(pre);
+  const status = h("span", { class: "applypatch-tool-note", role: "status" });
+  const copy = h("button", {
+    type: "button",
+    class: "applypatch-tool",
+    "data-testid": "applypatch-copy-patch",
+    "aria-label": "copy the patch text to the clipboard",
+    text: "Copy patch",
+  });
+  let full = "";
+  copy.addEventListener("click", () => copyText(full, status, "patch"));
+  body.append(h("div", { class: "applypatch-toolbar", role: "toolbar", "aria-label": "patch text" }, copy, status), pre);
   /** @param {{text: string, current: number, truncated: boolean}} s */
   const update = ({ text, current, truncated }) => {
+    full = text;
     const lines = text ? text.split("\n") : [];
     if (lines.length && lines[lines.length - 1] === "") lines.pop();
     const { start, end } = windowLines(lines.length, current, LIMITS.patchLines);
@@ -924,11 +1724,19 @@ export function patchSection(open) {
 }
 
 /**
- * The changes planned from the streamed text (nothing read or written yet).
+ * The changes planned from the streamed text (nothing read or written yet): a preview, said
+ * at a glance (a label and its own style), whose Update diffs are progress diffs.
  * @param {boolean} open
  */
 export function plannedSection(open) {
-  const { el, note, body } = section("Planned changes", "applypatch-planned", open);
+  const badge = h("span", {
+    class: "applypatch-badge applypatch-badge-preview",
+    title: "planned from the streamed text: nothing read or written yet",
+    text: "preview",
+  });
+  const { el, note, body } = section("Planned changes", "applypatch-planned", open, badge);
+  el.className = "applypatch-section applypatch-preview";
+  const view = diffViewState({});
   /** @param {{planned: Record<string, any>, cwd: string}} s */
   const update = ({ planned, cwd }) => {
     const entries = Object.entries(planned);
@@ -937,24 +1745,110 @@ export function plannedSection(open) {
       ? ` ${entries.length} file${entries.length === 1 ? "" : "s"}: planned, nothing written yet`
       : "";
     const { shown, hidden } = truncate(entries, LIMITS.rows);
+    const files = shown.map(([path, change]) => changeFile(path, obj(change), cwd, null, {}, true));
     fill(
       body,
       h("div", {
         class: "applypatch-planned-note",
-        text: "Planned from the streamed text: nothing is read or written yet.",
+        text:
+          "Preview, planned from the streamed text: nothing is read or written yet. An update shows the " +
+          "patch's own lines: its context lines appear as removed and added, with no line numbers.",
       }),
-      ...shown.map(([path, change]) => changeRow(path, obj(change), cwd, null)),
+      view.toolbar,
+      ...renderFiles(view, files),
       hidden ? h("div", { class: "applypatch-more", text: moreText(hidden, "file") }) : null,
     );
   };
-  return { el, update };
+  return { el, update, dispose: view.dispose };
+}
+
+/**
+ * One change as a file of the diff view (or, without lines to show, a plain row).
+ * @param {string} path
+ * @param {Record<string, any>} change
+ * @param {string} cwd
+ * @param {{state: string, applied: AppliedChange | null} | null} row
+ * @param {Record<string, any>} sources the `sources` trait
+ * @param {boolean} preview
+ */
+function changeFile(path, change, cwd, row, sources, preview) {
+  const label = changeLabel(change);
+  const source = obj(sources[path]);
+  const rows = changeRows(change, source);
+  const move = change.move_path ? relativePath(str(change.move_path), cwd) : "";
+  const state = row?.state ?? "";
+  const stateText = {
+    committed: "✓ committed",
+    missing: "✗ not written",
+    differs: `≠ committed as ${changeLabel(row?.applied)} ${relativePath(str(row?.applied?.move_path ?? row?.applied?.path), cwd)}`,
+    pending: "… pending",
+    "not-run": "– nothing written",
+    extra: "+ committed, not in the verified map",
+  }[state];
+  const head = [
+    h("span", { class: `applypatch-kind applypatch-kind-${label.toLowerCase()}`, text: label }),
+    h("code", { class: "applypatch-path", text: relativePath(path, cwd) }),
+    move ? h("span", { class: "applypatch-arrow", text: " → " }) : null,
+    move ? h("code", { class: "applypatch-path", text: move }) : null,
+    stateText ? h("span", { class: `applypatch-state applypatch-state-${state}`, text: stateText }) : null,
+    source.language ? h("span", { class: "applypatch-lang", text: str(source.language) }) : null,
+    source.cut ? h("span", { class: "applypatch-lang", text: "colours cut for size" }) : null,
+  ];
+  const added = rows.filter((r) => isLine(r, "add")).length;
+  const removed = rows.filter((r) => isLine(r, "del")).length;
+  return {
+    id: `${label}:${path}`,
+    path: relativePath(path, cwd),
+    head,
+    rows,
+    sources: sourcesOf(source),
+    preview,
+    limit: LIMITS.fileDiffLines,
+    // a short diff is shown at once; a long one waits for the reader
+    open: rows.length <= LIMITS.changeDiffLines,
+    added,
+    removed,
+    attrs: {
+      class: `applypatch-file applypatch-change${state ? ` applypatch-change-${state}` : ""}`,
+      "data-path": path,
+      "data-state": state || null,
+    },
+  };
+}
+
+/**
+ * The file list (when there is more than one file) and the files' blocks; a file without
+ * lines is a plain row.
+ * @param {ReturnType<typeof diffViewState>} view
+ * @param {ReturnType<typeof changeFile>[]} files
+ */
+function renderFiles(view, files) {
+  const withRows = files.filter((f) => f.rows.length);
+  // files open at first while a budget of shown lines lasts; the others wait for the reader
+  let budget = LIMITS.diffLines;
+  for (const f of withRows) {
+    const shown = Math.min(f.rows.length, f.limit ?? Infinity);
+    if (f.open && shown > budget) f.open = false;
+    else if (f.open) budget -= shown;
+  }
+  const blocks = view.blocks(withRows);
+  const byId = new Map(withRows.map((f, i) => [f.id, blocks[i]]));
+  return [
+    withRows.length > 1 ? fileList(withRows, view.state.blocks) : null,
+    ...files.map(
+      (f) =>
+        byId.get(f.id) ??
+        h("div", f.attrs, h("div", { class: "applypatch-change-head applypatch-file-head" }, ...f.head)),
+    ),
+  ];
 }
 
 /** The verified change map next to the committed delta (see compareChanges), and `exact`. */
 export function changesSection() {
   const { el, note, body } = section("Verified changes and committed delta", "applypatch-delta", true);
-  /** @param {{proposed: Record<string, any>, delta: Record<string, any>, meaning: Meaning, cwd: string}} s */
-  const update = ({ proposed, delta, meaning, cwd }) => {
+  const view = diffViewState({});
+  /** @param {{proposed: Record<string, any>, delta: Record<string, any>, meaning: Meaning, cwd: string, sources: Record<string, any>}} s */
+  const update = ({ proposed, delta, meaning, cwd, sources }) => {
     const rows = compareChanges(proposed, delta, meaning);
     const applied = arr(delta.changes);
     // Nothing verified and nothing committed (streaming, or an error before verification).
@@ -974,53 +1868,94 @@ export function changesSection() {
               class: "applypatch-inexact",
               text: "inexact: something happened that the changes cannot describe; the list is a lower bound",
             });
+    const files = shown.map((r) => changeFile(r.path, r.change ?? obj(r.applied), cwd, r, obj(sources), false));
     fill(
       body,
       exact,
-      ...shown.map((r) => changeRow(r.path, r.change ?? obj(r.applied), cwd, r)),
+      files.some((f) => f.rows.length) ? view.toolbar : null,
+      ...renderFiles(view, files),
       hidden ? h("div", { class: "applypatch-more", text: moreText(hidden, "file") }) : null,
     );
   };
-  return { el, update };
+  return { el, update, dispose: view.dispose };
 }
 
-/** The turn's cumulative diff, one folded block per file, bounded in lines overall. */
+/**
+ * The turn's cumulative diff, one folded block per file (bounded in lines overall), with its
+ * headers behind a toggle, a file list, copy and download.
+ */
 export function turnDiffSection() {
   const { el, note, body } = section("TurnDiff", "applypatch-turn-diff", true);
-  /** @param {{diff: string, blocks: unknown[]}} s */
-  const update = ({ diff, blocks }) => {
+  const status = h("span", { class: "applypatch-tool-note", role: "status" });
+  let text = "";
+  const copy = h("button", {
+    type: "button",
+    class: "applypatch-tool",
+    "data-testid": "applypatch-copy-turn-diff",
+    "aria-label": "copy the TurnDiff (a patch git apply accepts) to the clipboard",
+    text: "Copy patch",
+  });
+  copy.addEventListener("click", () => copyText(text, status, "TurnDiff"));
+  const download = h("a", {
+    class: "applypatch-tool applypatch-download",
+    "data-testid": "applypatch-download-turn-diff",
+    download: "turn.diff",
+    role: "button",
+    "aria-label": "download the TurnDiff as turn.diff",
+    text: "Download turn.diff",
+  });
+  let url = "";
+  const view = diffViewState({ headers: true, extra: [copy, download, status] });
+  view.bindHeaders(body);
+  /** @param {{diff: string, blocks: unknown[], sources: Record<string, any>}} s */
+  const update = ({ diff, blocks, sources }) => {
+    text = diff;
     const files = splitTurnDiff(diff, blocks);
     el.hidden = files.length === 0;
     note.textContent = files.length ? ` ${files.length} file${files.length === 1 ? "" : "s"} in this turn` : "";
-    let budget = LIMITS.diffLines;
+    if (url) globalThis.URL?.revokeObjectURL?.(url);
+    url = "";
+    try {
+      if (diff && typeof Blob !== "undefined" && globalThis.URL?.createObjectURL)
+        url = URL.createObjectURL(new Blob([diff], { type: "text/x-diff" }));
+    } catch {
+      url = "";
+    }
+    download.hidden = !url;
+    if (url) download.setAttribute("href", url);
     const { shown, hidden } = truncate(files, LIMITS.rows);
+    const views = shown.map((f) => {
+      const source = obj(obj(sources)[f.key]);
+      const rows = diffRows(classifyDiffLines(f.text));
+      return {
+        id: `turn:${f.path}`,
+        path: f.path,
+        head: [
+          h("code", { class: "applypatch-path", text: f.path }),
+          source.language ? h("span", { class: "applypatch-lang", text: str(source.language) }) : null,
+        ],
+        rows,
+        limit: LIMITS.fileDiffLines, // past it, the rest of the file is one fold ("show N lines")
+        sources: sourcesOf(source),
+        preview: false,
+        open: true, // while the budget of shown lines lasts (see renderFiles)
+        added: f.added,
+        removed: f.removed,
+        attrs: { "data-path": f.path },
+      };
+    });
     fill(
       body,
-      ...shown.map((f) => {
-        const lines = classifyDiffLines(f.text);
-        const max = Math.max(0, Math.min(LIMITS.fileDiffLines, budget));
-        budget -= Math.min(lines.length, max);
-        return h(
-          "details",
-          { class: "applypatch-file", open: true, "data-path": f.path },
-          h(
-            "summary",
-            null,
-            h("code", { text: f.path }),
-            h(
-              "span",
-              { class: "applypatch-counts" },
-              h("span", { class: "applypatch-diff-add", text: ` +${f.added}` }),
-              h("span", { class: "applypatch-diff-del", text: ` -${f.removed}` }),
-            ),
-          ),
-          diffBlock(lines, max),
-        );
-      }),
+      view.toolbar,
+      ...renderFiles(view, views),
       hidden ? h("div", { class: "applypatch-more", text: moreText(hidden, "file") }) : null,
     );
   };
-  return { el, update };
+  const dispose = () => {
+    view.dispose();
+    if (url) globalThis.URL?.revokeObjectURL?.(url);
+  };
+  return { el, update, dispose };
 }
 
 /** The timeline: the latest events, their times relative to the first one. */
@@ -1105,8 +2040,13 @@ export const SECTION_STATE = {
     delta: obj(get("delta")),
     meaning: statusMeaning(get("vocabulary"), get("status")),
     cwd: str(get("cwd")),
+    sources: obj(get("sources")),
   }),
-  turnDiff: (get) => ({ diff: str(get("turn_diff")), blocks: arr(get("turn_diff_files")) }),
+  turnDiff: (get) => ({
+    diff: str(get("turn_diff")),
+    blocks: arr(get("turn_diff_files")),
+    sources: obj(get("turn_sources")),
+  }),
   events: (get) => ({ events: arr(get("events")) }),
 };
 
@@ -1132,6 +2072,8 @@ export const DEPENDENTS = Object.freeze({
   error: ["result", "header"],
   turn_diff: ["turnDiff"],
   turn_diff_files: ["turnDiff"],
+  sources: ["changes"],
+  turn_sources: ["turnDiff"],
   events: ["events", "stages"],
   explanation: ["explanation"],
 });
@@ -1278,50 +2220,11 @@ function render({ model, el }) {
   return () => {
     unlisten();
     view.approval.dispose();
+    view.planned.dispose();
+    view.changes.dispose();
+    view.turnDiff.dispose();
     fold.dispose();
   };
-}
-
-/**
- * One change: kind badge, path (and move destination), its diff folded, and, next to the
- * committed delta, whether it was committed.
- * @param {string} path
- * @param {Record<string, any>} change
- * @param {string} cwd
- * @param {{state: string, applied: AppliedChange | null} | null} row
- */
-function changeRow(path, change, cwd, row) {
-  const label = changeLabel(change);
-  const lines = changeDiffLines(change);
-  const move = change.move_path ? relativePath(str(change.move_path), cwd) : "";
-  const state = row?.state ?? "";
-  const stateText = {
-    committed: "✓ committed",
-    missing: "✗ not written",
-    differs: `≠ committed as ${changeLabel(row?.applied)} ${relativePath(str(row?.applied?.move_path ?? row?.applied?.path), cwd)}`,
-    pending: "… pending",
-    "not-run": "– nothing written",
-    extra: "+ committed, not in the verified map",
-  }[state];
-  const headline = [
-    h("span", { class: `applypatch-kind applypatch-kind-${label.toLowerCase()}`, text: label }),
-    h("code", { class: "applypatch-path", text: relativePath(path, cwd) }),
-    move ? h("span", { class: "applypatch-arrow", text: " → " }) : null,
-    move ? h("code", { class: "applypatch-path", text: move }) : null,
-    stateText ? h("span", { class: `applypatch-state applypatch-state-${state}`, text: stateText }) : null,
-  ];
-  const attrs = {
-    class: `applypatch-change${state ? ` applypatch-change-${state}` : ""}`,
-    "data-path": path,
-    "data-state": state || null,
-  };
-  if (!lines.length) return h("div", attrs, h("div", { class: "applypatch-change-head" }, ...headline));
-  return h(
-    "details",
-    attrs,
-    h("summary", { class: "applypatch-change-head" }, ...headline),
-    diffBlock(lines, LIMITS.changeDiffLines),
-  );
 }
 
 export default { render };

@@ -14,29 +14,44 @@ import { fileURLToPath } from "node:url";
 import widget, {
   DECISIONS,
   DEPENDENTS,
+  FOLDS,
   LIMITS,
+  MODE_KEY,
   SECTION_STATE,
   SUMMARY_FORMS,
   approvalSection,
+  changeBar,
   changeDiffLines,
   changeLabel,
+  changeRows,
   changesSection,
   classifyDiffLines,
   codePoint,
   compareChanges,
+  diffRows,
+  diffTable,
+  diffViewState,
   eventsSection,
   explanationPairRow,
   explanationSection,
   formatOffset,
   headerSection,
+  foldRuns,
   lineCount,
+  lineRuns,
+  loadMode,
   moreText,
+  pairWords,
   patchSection,
   plannedSection,
   recordHistory,
   relativePath,
   resultSection,
   safetySection,
+  saveMode,
+  sourceLines,
+  sourcesOf,
+  splitRows,
   splitTurnDiff,
   stageLabel,
   stageList,
@@ -49,6 +64,7 @@ import widget, {
   visibleSegments,
   visibleText,
   windowLines,
+  wordSegments,
 } from "./widget.js";
 
 const REPO = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -578,6 +594,13 @@ class FakeElement {
       type,
       (this.listeners.get(type) ?? []).filter((f) => f !== fn),
     );
+  }
+  focus() {
+    this.focused = true;
+  }
+  /** @param {any} options */
+  scrollIntoView(options) {
+    this.scrolledTo = options ?? true;
   }
   click() {
     if (this.disabled) return;
@@ -1112,6 +1135,15 @@ describe("vocabulary", () => {
     }
   });
 
+  test("the diff view's CSS takes its colours from the theme only", () => {
+    const css = readFileSync(path.join(REPO, "js", "widget.css"), "utf8");
+    const view = css.slice(css.indexOf("/* diff view"));
+    assert.ok(view.length > 1000, "no diff view section in widget.css");
+    const literal = view.match(/#[0-9a-f]{3,8}\b|rgba?\(|hsla?\(|\b(white|black)\b(?!-)/gi);
+    assert.equal(literal, null, `fixed colours: ${literal}`);
+    for (const cls of "kdbmtasnocphire") assert.ok(view.includes(`.applypatch-hl-${cls} {`), cls);
+  });
+
   test("statusMeaning: an unknown status is shown as itself; no vocabulary, only the contract", () => {
     const odd = statusMeaning(VOCABULARY, "new-status");
     assert.equal(odd.known, false);
@@ -1352,11 +1384,455 @@ describe("sections", () => {
     turn.update({ diff: "", blocks: [] });
     assert.equal(turn.el.hidden, true);
     const diff = "diff --git a/x b/x\n@@ -1 +1 @@\n-a\n+b\n";
-    turn.update({ diff, blocks: [{ old_path: "x", path: "x", diff }] });
-    assert.match(fake(turn.el).textContent, / 1 file in this turnx \+1 -1/);
+    turn.update({ diff, blocks: [{ old_path: "x", path: "x", diff }], sources: {} });
+    assert.match(fake(turn.el).textContent, / 1 file in this turn.*Copy patch.*x \+1 -1/);
     const events = eventsSection();
     events.update({ events: [{ type: "a", time: 1, summary: "first" }, { type: "b", time: 1.5 }] });
     assert.equal(fake(events.el).byClass("applypatch-time").map((t) => t.textContent).join(" "), "+0.000s +0.500s");
     assert.match(fake(events.el).textContent, / 2 events/);
+  });
+});
+
+// ------------------------------------------------------------------------------- the diff view
+
+describe("diff view helpers", () => {
+  const rowsOf = (/** @type {string} */ text, n = 0) => diffRows(classifyDiffLines(text), n);
+
+  test("diffRows: numbers from @@, headers, gaps between hunks and after the last", () => {
+    const rows = rowsOf(
+      "diff --git a/x b/x\nindex 1..2 100644\n@@ -3,2 +3,3 @@\n a\n-b\n+B\n+C\n@@ -10 +11 @@\n-z\n+Z\n\\ No newline at end of file\n",
+      20,
+    );
+    assert.deepEqual(
+      rows.map((r) => r.type),
+      ["header", "header", "gap", "hunk", "line", "line", "line", "line", "gap", "hunk", "line", "line", "meta", "gap"],
+    );
+    assert.deepEqual(rows[2], { type: "gap", from: 1, to: 2, offset: 0 });
+    const lines = rows.filter((r) => r.type === "line").map((r) => /** @type {any} */ (r));
+    assert.deepEqual(
+      lines.map((l) => [l.kind, l.old, l.new, l.text]),
+      [
+        ["context", 3, 3, "a"],
+        ["del", 4, null, "b"],
+        ["add", null, 4, "B"],
+        ["add", null, 5, "C"],
+        ["del", 10, null, "z"],
+        ["add", null, 11, "Z"],
+      ],
+    );
+    // between the hunks: new lines 6..10, whose old numbers are one less
+    assert.deepEqual(rows[8], { type: "gap", from: 6, to: 10, offset: -1 });
+    assert.deepEqual(rows.at(-1), { type: "gap", from: 12, to: 20, offset: -1 });
+  });
+
+  test("diffRows: a progress diff has no numbers and no gaps; an empty side", () => {
+    const rows = rowsOf("@@ def f():\n-    return 1\n+    return 2\n");
+    assert.deepEqual(
+      rows.map((r) => (r.type === "line" ? [r.kind, r.old, r.new] : r.type)),
+      ["hunk", ["del", null, null], ["add", null, null]],
+    );
+    const added = rowsOf("@@ -0,0 +1,2 @@\n+a\n+b\n");
+    assert.deepEqual(
+      added.filter((r) => r.type === "line").map((r) => /** @type {any} */ (r).new),
+      [1, 2],
+    );
+  });
+
+  test("wordSegments: the changed words of a pair; null for a rewrite or a huge line", () => {
+    assert.deepEqual(wordSegments("return x + 1", "return x + 2"), [
+      [
+        [false, "return x + "],
+        [true, "1"],
+      ],
+      [
+        [false, "return x + "],
+        [true, "2"],
+      ],
+    ]);
+    assert.deepEqual(wordSegments("a(b)", "a(b, c)")?.[1], [
+      [false, "a(b"],
+      [true, ", c"],
+      [false, ")"],
+    ]);
+    assert.equal(wordSegments("completely different", "nothing in common here"), null);
+    const long = Array.from({ length: 300 }, (_, i) => `w${i}`).join(" ");
+    assert.equal(wordSegments(long, long + " x"), null);
+  });
+
+  test("pairWords pairs each removed line with the added line in its place", () => {
+    const rows = pairWords(diffRows(classifyDiffLines("@@ -1,3 +1,3 @@\n-one = 1\n-two = 2\n+one = 10\n+two = 20\n same\n")));
+    const words = rows.filter((r) => r.type === "line").map((r) => /** @type {any} */ (r).words);
+    assert.deepEqual(words[0], [
+      [false, "one = "],
+      [true, "1"],
+    ]);
+    assert.deepEqual(words[3], [
+      [false, "two = "],
+      [true, "20"],
+    ]);
+    assert.equal(words[4], undefined); // context is not paired
+  });
+
+  test("sourceLines and lineRuns: syntax runs, word marks laid over them, bad input ignored", () => {
+    const map = sourceLines([[5, ["plain", [["k", "def"], ["", " "], ["d", "f"]]]], "junk", [null, []]]);
+    assert.deepEqual([...map.keys()], [5, 6]);
+    assert.deepEqual(lineRuns("def f", map.get(6)), [
+      { cls: "k", text: "def" },
+      { cls: "", text: " " },
+      { cls: "d", text: "f" },
+    ]);
+    // the word marks split the syntax runs where they differ
+    assert.deepEqual(
+      lineRuns("def f", map.get(6), [
+        [false, "de"],
+        [true, "f f"],
+      ]),
+      [
+        { cls: "k", text: "de", differs: false },
+        { cls: "k", text: "f", differs: true },
+        { cls: "", text: " ", differs: true },
+        { cls: "d", text: "f", differs: true },
+      ],
+    );
+    // runs that are not this line's text, or classes that are not short names, are not used
+    assert.deepEqual(lineRuns("other", map.get(6)), [{ cls: "", text: "other" }]);
+    assert.deepEqual(lineRuns("x", [['"><img src=x>', "x"]]), [{ cls: "", text: "x" }]);
+  });
+
+  test("foldRuns keeps the head and tail of a long run; an opened fold stays open", () => {
+    const rows = Array.from({ length: 100 }, (_, i) => ({ type: "line", kind: "add", text: `${i}`, old: null, new: i + 1 }));
+    const folded = foldRuns(/** @type {any} */ (rows), FOLDS);
+    assert.equal(folded.length, FOLDS.head + 1 + FOLDS.tail);
+    const fold = /** @type {any} */ (folded[FOLDS.head]);
+    assert.equal(fold.type, "fold");
+    assert.equal(fold.rows.length, 100 - FOLDS.head - FOLDS.tail);
+    assert.equal(foldRuns(/** @type {any} */ (rows), FOLDS, new Set([fold.id])).length, 100);
+    assert.equal(foldRuns(/** @type {any} */ (rows.slice(0, FOLDS.max)), FOLDS).length, FOLDS.max);
+  });
+
+  test("splitRows: context on both sides, removed next to added, the rest wide", () => {
+    const rows = diffRows(classifyDiffLines("@@ -1,3 +1,2 @@\n a\n-b\n-c\n+B\n"));
+    const split = splitRows(rows).map((r) =>
+      r.type === "pair" ? [/** @type {any} */ (r.left)?.text ?? null, /** @type {any} */ (r.right)?.text ?? null] : r.type,
+    );
+    assert.deepEqual(split, ["hunk", ["a", "a"], ["b", "B"], ["c", null]]);
+  });
+
+  test("changeBar: five blocks in proportion, each side seen when it is there", () => {
+    assert.deepEqual(changeBar(0, 0), ["none", "none", "none", "none", "none"]);
+    assert.deepEqual(changeBar(3, 0), ["add", "add", "add", "none", "none"]);
+    assert.deepEqual(changeBar(100, 1), ["add", "add", "add", "add", "del"]);
+    assert.deepEqual(changeBar(1, 100), ["add", "del", "del", "del", "del"]);
+  });
+
+  test("the view mode: remembered, and storage that throws or is missing is survived", () => {
+    /** @type {Map<string, string>} */
+    const data = new Map();
+    const storage = { getItem: (/** @type {string} */ k) => data.get(k) ?? null, setItem: (/** @type {string} */ k, /** @type {string} */ v) => void data.set(k, v) };
+    assert.equal(loadMode(storage), "unified");
+    assert.equal(saveMode(storage, "split"), true);
+    assert.equal(data.get(MODE_KEY), "split");
+    assert.equal(loadMode(storage), "split");
+    const broken = {
+      getItem() {
+        throw new Error("SecurityError");
+      },
+      setItem() {
+        throw new Error("QuotaExceededError");
+      },
+    };
+    assert.equal(loadMode(broken), "unified");
+    assert.equal(saveMode(broken, "split"), false);
+    assert.equal(loadMode(null), "unified");
+    assert.equal(saveMode(undefined, "split"), false);
+  });
+
+  test("changeRows: an Add's lines added, a Delete's removed, an Update's diff, numbered", () => {
+    assert.deepEqual(
+      changeRows({ type: "add", content: "a\r\nb\n" }).map((r) => /** @type {any} */ (r)).map((r) => [r.kind, r.new, r.text]),
+      [
+        ["add", 1, "a"],
+        ["add", 2, "b"],
+      ],
+    );
+    assert.deepEqual(
+      changeRows({ type: "delete", content: "x" }).map((r) => /** @type {any} */ (r)).map((r) => [r.kind, r.old]),
+      [["del", 1]],
+    );
+    const update = changeRows({ type: "update", unified_diff: "@@ -2 +2 @@\n-a = 1\n+a = 2\n" }, { new_lines: 5 });
+    assert.deepEqual(
+      update.map((r) => r.type),
+      ["gap", "hunk", "line", "line", "gap"],
+    );
+    assert.equal(/** @type {any} */ (update[3]).words, undefined, "paired when shown, not before");
+    pairWords(update);
+    assert.ok(/** @type {any} */ (update[3]).words, "the pair's changed words are marked");
+    assert.deepEqual(changeRows({ type: "move" }), []);
+  });
+});
+
+describe("diff view DOM", () => {
+  /** @type {Map<string, string>} */
+  let stored;
+  beforeEach(() => {
+    // @ts-expect-error a fake document with the one method the widget uses
+    globalThis.document = { createElement: (tag) => new FakeElement(tag) };
+    stored = new Map();
+    Object.defineProperty(globalThis, "localStorage", {
+      configurable: true,
+      value: { getItem: (/** @type {string} */ k) => stored.get(k) ?? null, setItem: (/** @type {string} */ k, /** @type {string} */ v) => void stored.set(k, v) },
+    });
+  });
+  afterEach(() => {
+    // @ts-expect-error cleanup
+    delete globalThis.document;
+    // @ts-expect-error cleanup
+    delete globalThis.localStorage;
+  });
+  /** @param {any} el @returns {FakeElement} */
+  const fake = (el) => el;
+  const SOURCES = sourcesOf({
+    old: [[2, [[["k", "return"], ["", " "], ["n", "1"]]]]],
+    new: [[1, ["def f():", [["k", "return"], ["", " "], ["n", "2"]], "    pass", "", "# end"]]],
+  });
+  const UPDATE = { type: "update", unified_diff: "@@ -2 +2 @@\n-return 1\n+return 2\n" };
+
+  test("unified: old and new gutters, signs, syntax classes, the changed word marked", () => {
+    const table = fake(diffTable({ rows: changeRows(UPDATE, { new_lines: 5 }), sources: SOURCES, preview: false }, "unified", new Set(), () => {}));
+    assert.equal(table.getAttribute("data-mode"), "unified");
+    const lines = table.byClass("applypatch-dl").filter((r) => r.getAttribute("data-kind"));
+    assert.deepEqual(
+      lines.map((r) => r.byClass("applypatch-gutter").map((g) => g.textContent)),
+      [
+        ["2", ""],
+        ["", "2"],
+      ],
+    );
+    assert.deepEqual(lines.map((r) => r.byClass("applypatch-sign")[0].textContent), ["-", "+"]);
+    assert.equal(lines[1].byClass("applypatch-sign")[0].getAttribute("aria-label"), "added");
+    assert.equal(lines[0].byClass("applypatch-hl-k")[0].textContent, "return");
+    assert.deepEqual(lines[1].byClass("applypatch-word").map((w) => w.textContent), ["2"]);
+    assert.ok(lines[1].byClass("applypatch-word")[0].className.includes("applypatch-hl-n"));
+  });
+
+  test("gaps: a button shows the unchanged lines Python sent; none sent, a plain marker", () => {
+    /** @type {string[]} */
+    const clicked = [];
+    const rows = changeRows(UPDATE, { new_lines: 5 });
+    const closed = fake(diffTable({ rows, sources: SOURCES, preview: false }, "unified", new Set(), (id) => clicked.push(id)));
+    const buttons = closed.byClass("applypatch-expand");
+    assert.deepEqual(buttons.map((b) => b.textContent), ["⋯ Show 1 unchanged line", "⋯ Show 3 unchanged lines"]);
+    assert.equal(buttons[0].getAttribute("aria-expanded"), "false");
+    buttons[1].click();
+    assert.deepEqual(clicked, ["gap:3"]);
+    const open = fake(diffTable({ rows, sources: SOURCES, preview: false }, "unified", new Set(["gap:3"]), () => {}));
+    const context = open.byClass("applypatch-dl-context");
+    assert.deepEqual(
+      context.map((r) => [r.byClass("applypatch-gutter").map((g) => g.textContent), r.byClass("applypatch-code")[0].textContent]),
+      [
+        [["3", "3"], "    pass"],
+        [["4", "4"], ""],
+        [["5", "5"], "# end"],
+      ],
+    );
+    const nothing = fake(diffTable({ rows, sources: sourcesOf({}), preview: false }, "unified", new Set(), () => {}));
+    assert.equal(nothing.byClass("applypatch-expand").length, 0);
+    assert.match(nothing.textContent, /⋯ 1 unchanged line.*⋯ 3 unchanged lines/);
+  });
+
+  test("an opened gap marks the unchanged lines Python did not send where they are", () => {
+    const rows = changeRows({ type: "update", unified_diff: "@@ -1 +1 @@\n-a\n+b\n@@ -9 +9 @@\n-y\n+z\n" });
+    const sources = sourcesOf({ new: [[2, ["c2", "c3"]], [7, ["c7", "c8"]]] });
+    const table = fake(diffTable({ rows, sources, preview: false }, "unified", new Set(["gap:2"]), () => {}));
+    const gap = table.all().filter((r) => r.tagName === "TR").map((r) => r.textContent);
+    const from = gap.indexOf("22 c2");
+    assert.ok(from > 0, gap.join("|"));
+    assert.deepEqual(gap.slice(from, from + 5), ["22 c2", "33 c3", "⋯ 3 unchanged lines not sent to the view", "77 c7", "88 c8"]);
+  });
+
+  test("a large added file is folded behind 'show N lines'; opened, it renders", () => {
+    const content = Array.from({ length: 500 }, (_, i) => `line ${i}`).join("\n");
+    const rows = changeRows({ type: "add", content });
+    const file = { rows, sources: sourcesOf({}), preview: false, limit: 300 };
+    const table = fake(diffTable(file, "unified", new Set(), () => {}));
+    assert.equal(table.byClass("applypatch-dl-add").length, FOLDS.head + FOLDS.tail);
+    const [button] = table.byClass("applypatch-expand");
+    assert.equal(button.textContent, `⋯ Show ${500 - FOLDS.head - FOLDS.tail} more lines`);
+    const opened = fake(diffTable(file, "unified", new Set([button.getAttribute("data-fold") ?? ""]), () => {}));
+    assert.equal(opened.byClass("applypatch-dl-add").length, 500);
+  });
+
+  test("the row limit folds the rest of a long diff, however its runs are", () => {
+    const diff = Array.from({ length: 100 }, (_, i) => `@@ -${i * 10 + 1} +${i * 10 + 1} @@\n-a${i}\n+b${i}\n`).join("");
+    const rows = changeRows({ type: "update", unified_diff: diff });
+    const table = fake(diffTable({ rows, sources: sourcesOf({}), preview: false, limit: 30 }, "unified", new Set(), () => {}));
+    const [rest] = table.byClass("applypatch-expand").filter((b) => b.getAttribute("data-fold") === "rest");
+    assert.ok(rest, "no fold for the rest");
+    assert.match(rest.textContent, /Show \d+ more lines/);
+    assert.ok(table.byClass("applypatch-dl-del").length < 20);
+  });
+
+  test("split: the old side left, the new side right, pairs on one row", () => {
+    const table = fake(diffTable({ rows: changeRows(UPDATE), sources: SOURCES, preview: true }, "split", new Set(), () => {}));
+    assert.equal(table.getAttribute("data-mode"), "split");
+    assert.ok(table.className.includes("applypatch-dt-preview"));
+    const [pair] = table.byClass("applypatch-dl-change");
+    assert.deepEqual(pair.byClass("applypatch-code").map((c) => c.textContent), ["return 1", "return 2"]);
+    assert.deepEqual(pair.byClass("applypatch-gutter").map((g) => g.textContent), ["2", "2"]);
+  });
+
+  test("changes: toolbar, file list, mode shared and remembered, expand and collapse all", () => {
+    const changes = changesSection();
+    const proposed = { "/w/a.py": UPDATE, "/w/b.txt": { type: "add", content: "x\ny\n" } };
+    changes.update({ proposed, delta: {}, meaning: meaning(STATUS.running), cwd: "/w", sources: { "/w/a.py": { language: "Python", new_lines: 5, old: [], new: [] } } });
+    const el = fake(changes.el);
+    assert.match(el.textContent, /Python/);
+    const jumps = el.byClass("applypatch-jump");
+    assert.deepEqual(jumps.map((j) => j.getAttribute("aria-label")), ["go to a.py: +1 -1", "go to b.txt: +2 -0"]);
+    const files = el.byClass("applypatch-file");
+    assert.equal(files.length, 2);
+    jumps[1].click();
+    assert.equal(/** @type {any} */ (files[1]).open, true);
+    assert.ok(/** @type {any} */ (files[1]).scrolledTo, "the jump scrolls to the file");
+    assert.equal(/** @type {any} */ (files[1].firstElementChild).focused, true);
+    el.find((e) => e.textContent === "Collapse all")?.click();
+    assert.deepEqual(files.map((f) => /** @type {any} */ (f).open), [false, false]);
+    el.find((e) => e.textContent === "Expand all")?.click();
+    assert.deepEqual(files.map((f) => /** @type {any} */ (f).open), [true, true]);
+    // another section follows the mode chosen in this one, and the choice is stored
+    const turn = turnDiffSection();
+    turn.update({ diff: TURN_DIFF, sources: {} });
+    el.byTestId("applypatch-mode-split").click();
+    assert.equal(stored.get(MODE_KEY), "split");
+    assert.equal(el.byTestId("applypatch-mode-split").getAttribute("aria-pressed"), "true");
+    assert.ok(el.byClass("applypatch-dt").every((t) => t.getAttribute("data-mode") === "split"));
+    assert.ok(fake(turn.el).byClass("applypatch-dt").every((t) => t.getAttribute("data-mode") === "split"));
+    // a new view starts in the remembered mode
+    const again = changesSection();
+    again.update({ proposed, delta: {}, meaning: meaning(STATUS.running), cwd: "/w", sources: {} });
+    assert.equal(fake(again.el).byTestId("applypatch-mode-split").getAttribute("aria-pressed"), "true");
+    el.byTestId("applypatch-mode-unified").click();
+    for (const s of [changes, turn, again]) s.dispose();
+    assert.equal(stored.get(MODE_KEY), "unified");
+  });
+
+  test("an opened fold survives an update of the section", () => {
+    const changes = changesSection();
+    const content = Array.from({ length: 200 }, (_, i) => `l${i}`).join("\n");
+    const state = { proposed: { "/w/big.txt": { type: "add", content } }, delta: {}, meaning: meaning(STATUS.running), cwd: "/w", sources: {} };
+    changes.update(state);
+    // 200 lines: closed at first, and a closed file has no table yet
+    assert.equal(fake(changes.el).byClass("applypatch-dt").length, 0);
+    fake(changes.el).find((e) => e.textContent === "Expand all")?.click();
+    assert.equal(fake(changes.el).byClass("applypatch-dt").length, 1);
+    fake(changes.el).byClass("applypatch-expand")[0].click();
+    assert.equal(fake(changes.el).byClass("applypatch-dl-add").length, 200);
+    changes.update({ ...state, meaning: meaning(STATUS.completed) });
+    assert.equal(fake(changes.el).byClass("applypatch-dl-add").length, 200);
+    changes.dispose();
+  });
+
+  test("TurnDiff: headers behind a toggle, copy (guarded) and download", async () => {
+    const turn = turnDiffSection();
+    turn.update({ diff: TURN_DIFF, sources: { "a.txt": { language: "Text only", old: [], new: [] } } });
+    const el = fake(turn.el);
+    const body = el.byClass("applypatch-section-body")[0];
+    assert.equal(body.className, "applypatch-section-body");
+    assert.ok(el.byClass("applypatch-dl-header").length >= 4, "the headers are rows, hidden by CSS");
+    const headers = el.byTestId("applypatch-headers");
+    assert.equal(headers.getAttribute("aria-pressed"), "false");
+    headers.click();
+    assert.equal(body.className, "applypatch-section-body applypatch-show-headers");
+    assert.equal(headers.getAttribute("aria-pressed"), "true");
+    assert.equal(headers.textContent, "Hide headers");
+    const download = el.byTestId("applypatch-download-turn-diff");
+    assert.match(download.getAttribute("href") ?? "", /^blob:/);
+    assert.equal(download.getAttribute("download"), "turn.diff");
+    const blob = await fetch(download.getAttribute("href") ?? "").then((r) => r.text()).catch(() => null);
+    if (blob !== null) assert.equal(blob, TURN_DIFF);
+    // no clipboard: say so; a clipboard: copy the whole TurnDiff
+    const status = el.byClass("applypatch-tool-note")[0];
+    const navigator = Object.getOwnPropertyDescriptor(globalThis, "navigator");
+    Object.defineProperty(globalThis, "navigator", { configurable: true, value: {} });
+    el.byTestId("applypatch-copy-turn-diff").click();
+    assert.match(status.textContent, /cannot copy: the clipboard is not available/);
+    /** @type {string[]} */
+    const copied = [];
+    Object.defineProperty(globalThis, "navigator", {
+      configurable: true,
+      value: { clipboard: { writeText: async (/** @type {string} */ t) => void copied.push(t) } },
+    });
+    el.byTestId("applypatch-copy-turn-diff").click();
+    await tick();
+    assert.deepEqual(copied, [TURN_DIFF]);
+    assert.equal(status.textContent, "TurnDiff copied");
+    if (navigator) Object.defineProperty(globalThis, "navigator", navigator);
+    turn.dispose();
+  });
+
+  test("TurnDiff: files open while a budget of lines lasts; the others are built when opened", () => {
+    const file = (/** @type {number} */ k) =>
+      `diff --git a/f${k}.txt b/f${k}.txt\n--- /dev/null\n+++ b/f${k}.txt\n@@ -0,0 +1,400 @@\n` +
+      Array.from({ length: 400 }, (_, i) => `+${k}.${i}\n`).join("");
+    const turn = turnDiffSection();
+    const blocks = Array.from({ length: 8 }, (_, k) => ({ old_path: `f${k}.txt`, path: `f${k}.txt`, diff: file(k) }));
+    turn.update({ diff: blocks.map((b) => b.diff).join(""), blocks, sources: {} });
+    const files = fake(turn.el).byClass("applypatch-file");
+    assert.equal(files.length, 8);
+    const open = files.map((f) => f.getAttribute("open") !== null);
+    assert.equal(open[0], true);
+    assert.ok(open.includes(false), "every file opened");
+    for (const [i, f] of files.entries()) assert.equal(f.byClass("applypatch-dt").length, open[i] ? 1 : 0);
+    const rendered = fake(turn.el).byClass("applypatch-dl").length;
+    assert.ok(rendered <= LIMITS.diffLines, `${rendered} rows rendered`);
+    turn.dispose();
+  });
+
+  test("patch text: copy patch copies the whole text", async () => {
+    const patch = patchSection(true);
+    patch.update({ text: "*** Begin Patch\n*** End Patch\n", current: 0, truncated: false });
+    /** @type {string[]} */
+    const copied = [];
+    const navigator = Object.getOwnPropertyDescriptor(globalThis, "navigator");
+    Object.defineProperty(globalThis, "navigator", {
+      configurable: true,
+      value: { clipboard: { writeText: async (/** @type {string} */ t) => void copied.push(t) } },
+    });
+    fake(patch.el).byTestId("applypatch-copy-patch").click();
+    await tick();
+    assert.deepEqual(copied, ["*** Begin Patch\n*** End Patch\n"]);
+    assert.equal(fake(patch.el).byClass("applypatch-tool-note")[0].textContent, "patch copied");
+    Object.defineProperty(globalThis, "navigator", {
+      configurable: true,
+      value: { clipboard: { writeText: async () => Promise.reject(new Error("NotAllowedError")) } },
+    });
+    fake(patch.el).byTestId("applypatch-copy-patch").click();
+    await tick();
+    assert.match(fake(patch.el).textContent, /cannot copy: the browser refused/);
+    if (navigator) Object.defineProperty(globalThis, "navigator", navigator);
+  });
+
+  test("planned: a preview at a glance (badge, note, style), with no line numbers", () => {
+    const planned = plannedSection(true);
+    planned.update({ planned: { "f.py": { type: "update", unified_diff: "@@\n-a\n+b\n", move_path: null } }, cwd: "/w" });
+    const el = fake(planned.el);
+    assert.ok(el.className.includes("applypatch-preview"));
+    assert.equal(el.byClass("applypatch-badge-preview")[0].textContent, "preview");
+    assert.match(el.textContent, /context lines appear as removed and added/);
+    assert.ok(el.byClass("applypatch-dt")[0].className.includes("applypatch-dt-preview"));
+    assert.ok(el.byClass("applypatch-gutter").every((g) => g.textContent === ""));
+    planned.dispose();
+  });
+
+  test("diffViewState: every button is a real button with a label", () => {
+    const view = diffViewState({ headers: true });
+    const buttons = fake(view.toolbar).all().filter((e) => e.tagName === "BUTTON");
+    assert.equal(buttons.length, 5);
+    for (const b of buttons) {
+      assert.equal(b.getAttribute("type"), "button");
+      assert.ok(b.getAttribute("aria-label"), b.textContent);
+    }
+    assert.equal(fake(view.toolbar).getAttribute("role"), "toolbar");
+    view.dispose();
   });
 });

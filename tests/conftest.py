@@ -1,5 +1,6 @@
 """What a run selects: the browser tests only with ``--browser-tests``, the reference scenarios
-only where ``../shared`` is.
+only where ``../shared`` is; and, for every test, atomic journals go to a per-session folder
+(``APPLYPATCH_STATE_DIR``), never the user's state directory.
 
 ``pytest`` alone needs only the ``test`` extra. Two groups of tests need more:
 
@@ -17,8 +18,11 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections.abc import Iterator
 
 import pytest
+
+from applypatch_ext.core.apply.journal import STATE_DIR_ENV
 
 from .scenarios import REFERENCE_SCENARIOS
 
@@ -70,3 +74,12 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             f"no reference scenarios at {REFERENCE_SCENARIOS}: they are read in place from the "
             "shared folder beside the checkout (../shared), never copied into the repo"
         )
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_state_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    state = tmp_path_factory.mktemp("applypatch-state")
+    mp = pytest.MonkeyPatch()
+    mp.setenv(STATE_DIR_ENV, str(state))
+    yield
+    mp.undo()

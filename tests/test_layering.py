@@ -45,7 +45,7 @@ def test_core_imports_only_the_standard_library() -> None:
 
 def test_package_import_is_lazy() -> None:
     loaded = _loaded_after("import applypatch_ext")
-    assert "applypatch_ext.core.apply" not in loaded
+    assert "applypatch_ext.core.apply.runtime" not in loaded
     assert not {m for m in loaded if m.split(".")[0] in JUPYTER_MODULES}
 
 

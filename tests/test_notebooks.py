@@ -111,8 +111,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
     return _Runs(tmp_path_factory.mktemp("notebooks"))
 
 
-def test_all_the_notebooks_are_there() -> None:
-    assert [name[:2] for name in NOTEBOOKS] == ["01", "02", "03", "04", "05", "06", "09"]
+def test_all_notebooks_are_there() -> None:
+    assert [name[:2] for name in NOTEBOOKS] == ["01", "02", "03", "04", "05", "06", "08", "09"]
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
@@ -228,6 +228,21 @@ def test_streaming_from_a_model(runs: dict[str, Run]) -> None:
     run = runs["06_streaming_from_a_model.ipynb"]
     assert "left in the stream: ['response.output_item.done', 'response.completed']" in run.text()
     assert run.widget_statuses() == ["completed", "declined"]
+
+
+def test_replay_a_codex_session(runs: dict[str, Run]) -> None:
+    run = runs["08_replay_a_codex_session.ipynb"]
+    # one step-through widget, showing the last call stepped to (replay.show(4))
+    assert run.widget_statuses() == ["completed"]
+    text = run.text()
+    assert "call_mismatch  recorded error     replayed error     agrees: True" in text
+    assert 'call_update ["output: recorded ' in text
+    assert "4 agree, 1 differ, 0 not recorded" in text
+
+
+def test_the_notebook_session_is_the_real_fixture() -> None:
+    fixture = Path(__file__).parent / "data" / "rollouts" / "0.163.0" / "session.jsonl"
+    assert (DATA_DIR / "codex_session.jsonl").read_bytes() == fixture.read_bytes()
 
 
 def test_notebook_files(runs: dict[str, Run]) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+import tomllib
 import zipfile
 from email.parser import Parser
 from pathlib import Path
@@ -19,8 +20,11 @@ RUNTIME = {
     "ipywidgets": "ipywidgets",
     "anywidget": "anywidget",
     "traitlets": "traitlets",
+    "pygments": "pygments",
     "nbformat": "nbformat",
 }
+#: Imports allowed in one module only, each brought by an extra: (module, distribution, extra).
+OPTIONAL = {"agents": ("applypatch_ext/jupyter/agents.py", "openai-agents", "agents")}
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +68,7 @@ def test_wheel_contains_the_front_end_and_the_console_script(wheel: Path) -> Non
         entry_points = next(n for n in names if n.endswith("entry_points.txt"))
         scripts = archive.read(entry_points).decode()
     assert {"applypatch_ext/js/widget.js", "applypatch_ext/js/widget.css"} <= names
-    assert "applypatch_ext/core/pipeline.py" in names
+    assert "applypatch_ext/core/turn/turn.py" in names
     assert not any(name.startswith("tests/") for name in names)
     assert "apply_patch = applypatch_ext.cli:run" in scripts
 
@@ -82,7 +86,7 @@ def test_wheel_requires_only_what_the_magic_and_the_widget_import(wheel: Path) -
     plain = sorted(r.split(">")[0].split("=")[0] for r in requires if ";" not in r)
     assert plain == sorted(RUNTIME.values()), requires
     # JupyterLab and the test and browser tools come only with an extra.
-    assert set(headers["Provides-Extra"]) == {"lab", "test", "browser"}
+    assert set(headers["Provides-Extra"]) == {"lab", "agents", "test", "browser"}
     assert any(r.startswith("jupyterlab") and "'lab'" in r for r in requires), requires
     assert any(r.startswith("playwright") and "'browser'" in r for r in requires), requires
     assert not any(r.startswith(("jupyterlab", "notebook")) for r in plain)
@@ -103,4 +107,11 @@ def test_the_package_imports_nothing_else_outside_the_standard_library() -> None
             for top in tops:
                 if top not in sys.stdlib_module_names and top != "applypatch_ext":
                     outside[top] = str(path.relative_to(REPO))
-    assert set(outside) <= set(RUNTIME), outside
+    optional = {top: where for top, where in outside.items() if top in OPTIONAL}
+    assert set(outside) - set(optional) <= set(RUNTIME), outside
+    for top, where in optional.items():
+        assert where == OPTIONAL[top][0], f"{top} imported outside {OPTIONAL[top][0]}: {where}"
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+    for _module, distribution, extra in OPTIONAL.values():
+        assert any(req.startswith(distribution) for req in extras[extra]), (extra, distribution)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from pathlib import Path
 
-from applypatch_ext.core.fs import MemoryFilesystem
+from applypatch_ext.core.apply.fs import MemoryFilesystem
 
 Tree = dict[str, bytes | tuple[str, str] | None]
 
@@ -26,6 +27,14 @@ def snapshot_dir(root: Path) -> Tree:
             else:
                 tree[rel] = path.read_bytes()
     return dict(sorted(tree.items()))
+
+
+def snapshot_dir_with_modes(root: Path) -> dict[str, tuple[bytes | tuple[str, str] | None, int]]:
+    """:func:`snapshot_dir` with each entry's permission bits (of the entry itself: lstat)."""
+    return {
+        rel: (value, stat.S_IMODE(os.lstat(root / rel).st_mode))
+        for rel, value in snapshot_dir(root).items()
+    }
 
 
 def snapshot_memory(fs: MemoryFilesystem, root: str) -> Tree:

@@ -133,7 +133,7 @@ def turn_diff_files(state: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 
 def turn_diff_files_json(files: Sequence[Any]) -> list[dict[str, str]]:
-    """:class:`~applypatch_ext.core.turn_diff.FileDiff` records as the plain JSON of a state."""
+    """:class:`~..core.turn.turn_diff.FileDiff` records as the plain JSON of a state."""
     return [{"old_path": f.old_path, "path": f.path, "diff": f.text} for f in files]
 
 

@@ -1,4 +1,5 @@
-"""The ``%%apply_patch`` cell magic and the ``%apply_patch_turn`` line magic.
+"""The ``%%apply_patch`` cell magic, ``%apply_patch FILE`` and the ``%apply_patch_turn`` line
+magic.
 
 Errors in the user's input (bad options, a missing ``--cwd``, an unparsable patch with
 ``--dry-run``) raise exactly ``UsageError``; pipeline failures are not exceptions but statuses,
@@ -10,20 +11,21 @@ from __future__ import annotations
 import html
 import math
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.core.magic_arguments import argument, kwds, magic_arguments, parse_argstring
 from IPython.display import display
 
+from ..core.apply.transaction import Transaction
+from ..core.apply.verify import DuplicatePaths
 from ..core.errors import ApplyPatchError
-from ..core.pipeline import Decision, PipelineOptions
-from ..core.sandbox import PermissionProfile
 from ..core.text import LineEndings
-from ..core.transaction import Transaction
-from ..core.verify import DuplicatePaths
+from ..core.turn.options import Decision, PipelineOptions
+from ..core.turn.policy import PermissionProfile
 from .display import (
     md_code,
     render_events_plain,
@@ -106,6 +108,49 @@ def _display_text(markdown: str, plain: str | None = None) -> None:
     """A short message, with a plain-text copy for front ends without Markdown."""
     text = markdown.replace("`", "") if plain is None else plain
     display({"text/markdown": markdown, "text/plain": text}, raw=True)
+
+
+def _options_of(magic: Any) -> Any:
+    """A decorator giving a magic the options of ``magic`` (its arguments but the positional)."""
+
+    def decorate(func: Any) -> Any:
+        for deco in magic.decorators:
+            if not isinstance(deco, argument) or str(deco.args[0]).startswith("-"):
+                deco(func)
+        return func
+
+    return decorate
+
+
+# The first word of a line magic: a quoted string or a run of non-blanks.
+_WORD = re.compile(r"""\s*("[^"]*"|'[^']*'|\S+)""")
+
+
+def _read_patch_file(given: str) -> str:
+    """The text of a patch file for ``%apply_patch FILE``; UsageError naming it otherwise."""
+    if len(given) >= 2 and given[0] == given[-1] and given[0] in "'\"":
+        given = given[1:-1]
+    path = Path(os.path.expanduser(given))
+    if not path.is_absolute():
+        path = Path(os.getcwd()) / path
+    where = f"%apply_patch {given}"
+    if path.is_dir():
+        raise UsageError(f"{where}: {path} is a directory; give the patch file itself")
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise UsageError(f"{where}: no such file: {path}") from None
+    except OSError as exc:
+        raise UsageError(f"{where}: cannot read {path}: {exc.strerror}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - data.rfind(b"\n", 0, exc.start)
+        raise UsageError(
+            f"{where}: {path} is not UTF-8 text: byte 0x{data[exc.start]:02x} at line {line}, "
+            f"column {column} (offset {exc.start}); a patch file must be UTF-8"
+        ) from None
 
 
 def _chunks(text: str, size: int) -> list[str]:
@@ -208,14 +253,16 @@ class ApplyPatchMagics(Magics):
         "--transaction",
         default=Transaction.NONE.value,
         help="none (default, Codex semantics: a failure keeps what was written) or atomic "
-        "(roll back everything on any failure).",
+        "(roll back everything on any failure; a write-ahead journal on disk lets the next "
+        "call, or `python -m applypatch_ext recover`, restore the tree after a crash).",
     )
     @argument(
         "--fault",
         action="append",
         metavar="SPEC",
         help="Inject a fault: write:N, write:PATH, delete:PATH, remove-source:PATH, "
-        "eperm:PATH, drift:PATH or cancel:N; repeat for several.",
+        "eperm:PATH, drift:PATH, cancel:N, journal:enospc, kill:N or stop:N (the last two "
+        "signal the kernel itself); repeat for several.",
     )
     @argument(
         "--new-turn",
@@ -286,6 +333,63 @@ class ApplyPatchMagics(Magics):
             self.shell.user_ns[args.result] = result
         if widget is None:
             display(result)
+
+    @magic_arguments("apply_patch")
+    @kwds(
+        usage="%(prog)s FILE [result] [options]\n  %%%(prog)s - NAME [result] [options]",
+        description="Run a patch kept in a file (or in a str variable) as one apply_patch "
+        "tool call: the same call, options and result as the %%apply_patch cell magic, "
+        "without pasting the patch into a cell.",
+    )
+    @argument(
+        "source",
+        metavar="FILE",
+        help="The patch file (UTF-8), relative to the kernel's working directory; or - "
+        "followed by NAME, a variable holding the patch as a str.",
+    )
+    @argument(
+        "result",
+        nargs="?",
+        default=None,
+        help="Name of a variable in which to store the call's result object.",
+    )
+    @_options_of(apply_patch)
+    @line_magic("apply_patch")  # type: ignore[arg-type]  # IPython types the named form badly
+    def apply_patch_file(self, line: str) -> None:
+        """Run a patch kept in a file, or in a variable, as one apply_patch tool call."""
+        usage = "%apply_patch FILE [result] [options], or %apply_patch - NAME [result] [options]"
+        first = _WORD.match(line)
+        if first is None or (first[1].startswith("-") and first[1] != "-"):
+            raise UsageError(f"%apply_patch: the patch comes first: {usage}")
+        rest = line[first.end() :]
+        if first[1] != "-":
+            text = _read_patch_file(first[1])
+            where = f"%apply_patch {first[1]}"
+        else:
+            second = _WORD.match(rest)
+            name = "" if second is None else second[1]
+            if not name.isidentifier():
+                raise UsageError(
+                    f"%apply_patch -: give the name of the variable holding the patch: {usage}"
+                )
+            namespace = self.shell.user_ns if self.shell is not None else {}
+            if name not in namespace:
+                raise UsageError(f"%apply_patch - {name}: no variable {name!r} is defined")
+            text = namespace[name]
+            if not isinstance(text, str):
+                raise UsageError(
+                    f"%apply_patch - {name}: {name} holds a {type(text).__name__}, not a str; "
+                    "the patch must be text (decode bytes first)"
+                )
+            rest = rest[second.end() :] if second is not None else ""
+            where = f"%apply_patch - {name}"
+        if not text.strip():
+            raise UsageError(f"{where}: the patch is empty; a patch starts with '*** Begin Patch'")
+        try:
+            self.apply_patch(rest, text)
+        except UsageError as exc:
+            message = str(exc).removeprefix("%%apply_patch").lstrip(": ")
+            raise UsageError(f"{where}: {message}") from None
 
     def _cwd(self, given: str | None) -> str:
         if given is None:

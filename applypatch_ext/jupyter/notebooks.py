@@ -16,7 +16,7 @@ moved). A matched cell is *moved* when it is not on the longest run
 of matched cells that keeps its order.
 
 :func:`validate_notebook` is the content validator the magic registers (``(path, text) -> str |
-None``, see :mod:`applypatch_ext.core.content_check`): for an ``.ipynb`` path it parses the
+None``, see :mod:`applypatch_ext.core.apply.content_check`): for an ``.ipynb`` path it parses the
 text and validates it with nbformat, and says what is wrong and where (JSON line and column,
 or the cell's index and id).
 
@@ -35,8 +35,7 @@ from typing import Any, Final
 
 import nbformat
 
-from ..core.diff import DiffTag, diff_ops, unified_diff
-from ..core.model import (
+from ..core.apply.changes import (
     AppliedAdd,
     AppliedDelete,
     AppliedPatchDelta,
@@ -45,7 +44,9 @@ from ..core.model import (
     FileAdd,
     FileDelete,
 )
-from ..core.pipeline import AWAITING_APPROVAL, DECLINED, DRY_RUN, ERROR, REJECTED, CallResult
+from ..core.apply.diff import DiffTag, diff_ops, unified_diff
+from ..core.turn.options import AWAITING_APPROVAL, DECLINED, DRY_RUN, ERROR, REJECTED
+from ..core.turn.result import CallResult
 from .display import _diff_html, _esc, md_code, md_fence, md_text
 
 #: Context lines around a change in a cell's source diff (and in the raw JSON diff).

@@ -1,6 +1,6 @@
 """The kernel side of the Jupyter layer: one session per kernel, one view per call.
 
-:class:`ApplyPatchSession` keeps the current :class:`~applypatch_ext.core.pipeline.Turn`.
+:class:`ApplyPatchSession` keeps the current :class:`~applypatch_ext.core.turn.turn.Turn`.
 :class:`CallView` ties one call to its widget (if any) and to its :class:`PatchCallResult`:
 it streams the input, mirrors every recorded event into the widget's traits (batched with
 ``hold_sync``), and resumes the call when an approval button is clicked.
@@ -22,17 +22,13 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, Final
 
-from ..core.faults import CancellationToken
-from ..core.pipeline import (
-    AWAITING_APPROVAL,
-    ApplyPatchCall,
-    CallResult,
-    Decision,
-    PipelineOptions,
-    Turn,
-)
-from ..core.turn_diff import TurnDiffTracker
+from ..core.interrupts import CancellationToken
+from ..core.turn.options import AWAITING_APPROVAL, Decision, PipelineOptions
+from ..core.turn.result import CallResult
+from ..core.turn.turn import ApplyPatchCall, Turn
+from ..core.turn.turn_diff import TurnDiffTracker
 from .display import render_html, render_markdown, render_plain, turn_diff_files_json
+from .highlight import call_sources, turn_sources
 from .widget import ApplyPatchWidget
 
 #: At most this many characters of the patch text go to the browser (the call gets all).
@@ -106,6 +102,12 @@ def summarize_event(event: dict[str, Any]) -> str:
     if kind == "turn_diff":
         diff = str(event.get("unified_diff", ""))
         return f"{diff.count('diff --git ')} file(s)" if diff else "cleared"
+    if kind == "transaction_recovered":
+        restored, removed = len(event.get("restored", [])), len(event.get("removed", []))
+        failed = len(event.get("failures", []))
+        text = f"unfinished atomic call {event.get('interrupted_call_id')} rolled back: "
+        text += f"{restored} restored, {removed} removed"
+        return text + (f", {failed} could not be restored" if failed else "")
     return ""
 
 
@@ -144,7 +146,11 @@ class PatchCallResult:
         updated. Raises ``RuntimeError`` when the call is not waiting for approval.
         """
         if self.status != AWAITING_APPROVAL or self._decide is None:
-            raise RuntimeError(f"call {self.call_id} is not waiting for approval")
+            raise RuntimeError(
+                f"call {self.call_id} is not waiting for approval: it ended {self.status} "
+                f"(stage {self._result.stage}); a decision can only answer a call whose status "
+                f"is {AWAITING_APPROVAL}"
+            )
         Decision(decision)  # a clear ValueError for a bad answer
         self._decide(decision)
         return self
@@ -294,14 +300,26 @@ class CallView:
         return self._publish(core)
 
     def decide(self, decision: str) -> None:
-        """An approval button was clicked: resume the call with that decision."""
+        """An approval button was clicked: resume the call with that decision.
+
+        The resumed call runs under the same interrupt guard as a first run: a kernel interrupt
+        while it writes cancels it between two files, and it ends ``cancelled``.
+        """
         if self.call.result is None or self.call.result.status != AWAITING_APPROVAL:
             return
         try:
             parsed = Decision(decision)
         except ValueError:
             return
-        self._publish(self.call.resume(parsed, self._approver))
+        with cancel_on_interrupt(self.call.cancel):
+            try:
+                core = self.call.resume(parsed, self._approver)
+            except BaseException:
+                # The call recorded how it ended (cancelled): show that, not a stale request.
+                if self.call.result is not None:
+                    self._publish(self.call.result)
+                raise
+        self._publish(core)
 
     def _publish(self, core: CallResult) -> PatchCallResult:
         if self.result is None:
@@ -323,6 +341,8 @@ class CallView:
                 widget.delta = state["delta"]
                 widget.turn_diff = state["turn_diff"]
                 widget.turn_diff_files = state["turn_diff_files"]
+                widget.sources = call_sources(core.proposed, core.delta)
+                widget.turn_sources = turn_sources(state["turn_diff_files"])
                 widget.explanation = state["explanation"]
                 widget.approval = state["approval"]
                 if core.proposed is not None:
@@ -357,8 +377,10 @@ class CallView:
             elif kind == "apply_patch_approval_decision":
                 widget.approval = {}
             elif kind == "turn_diff":
+                blocks = turn_diff_files_json(self.call.turn.tracker.file_diffs())
                 widget.turn_diff = event["unified_diff"]
-                widget.turn_diff_files = turn_diff_files_json(self.call.turn.tracker.file_diffs())
+                widget.turn_diff_files = blocks
+                widget.turn_sources = turn_sources(blocks)
 
 
 class ApplyPatchSession:

@@ -14,8 +14,8 @@ from typing import Any
 import anywidget
 import traitlets
 
-from ..core.events import ApplyPatchApprovalRequest, PatchApplyBegin, PatchSafetyAssessed
-from ..core.pipeline import (
+from ..core.turn.events import ApplyPatchApprovalRequest, PatchApplyBegin, PatchSafetyAssessed
+from ..core.turn.options import (
     AWAITING_APPROVAL,
     CALL_STATUSES,
     CANCELLED,
@@ -27,7 +27,7 @@ from ..core.pipeline import (
     REJECTED,
     STAGES,
 )
-from ..core.safety import AskUser, AutoApprove, Reject
+from ..core.turn.safety import AskUser, AutoApprove, Reject
 from .assets import asset_path
 from .display import render_html, render_plain
 
@@ -183,6 +183,18 @@ class ApplyPatchWidget(anywidget.AnyWidget):
     turn_diff_files: traitlets.List[Any] = traitlets.List(
         help="The TurnDiff's blocks with the paths they were rendered from: old_path, path, diff."
     ).tag(**SHOWN)
+    sources = traitlets.Dict(
+        help=(
+            "The lines the diff view of the call's own changes shows, syntax-coloured: "
+            "highlight.call_sources(result.proposed, result.delta), keyed as proposed."
+        )
+    ).tag(sync=True)
+    turn_sources = traitlets.Dict(
+        help=(
+            "The TurnDiff's lines, syntax-coloured: highlight.turn_sources(turn_diff), keyed by "
+            "the path of each of the tracker's file blocks (turn_diff_files)."
+        )
+    ).tag(sync=True)
     events: traitlets.List[Any] = traitlets.List(
         help="The timeline: type, time and a one-line summary."
     ).tag(**SHOWN)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from applypatch_ext.core.fs import Filesystem, LocalFilesystem, MemoryFilesystem
+from applypatch_ext.core.apply.fs import Filesystem, LocalFilesystem, MemoryFilesystem
 
 from ..trees import Tree, snapshot_dir, snapshot_memory
 

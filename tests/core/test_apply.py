@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from applypatch_ext.core.apply import apply_hunks, apply_patch
-from applypatch_ext.core.errors import CancelledError, ComputeReplacementsError, IoError
-from applypatch_ext.core.faults import FaultyFilesystem
-from applypatch_ext.core.model import (
+from applypatch_ext.core.apply.changes import (
     AppliedAdd,
     AppliedDelete,
     AppliedPatchDelta,
     AppliedUpdate,
 )
-from applypatch_ext.core.parser import parse_patch
+from applypatch_ext.core.apply.runtime import apply_hunks
+from applypatch_ext.core.apply.standalone import apply_patch
+from applypatch_ext.core.errors import CancelledError, ComputeReplacementsError, IoError
+from applypatch_ext.core.parse.parser import parse_patch
+from applypatch_ext.core.turn.faults import FaultyFilesystem
 
 from .conftest import Workspace
 

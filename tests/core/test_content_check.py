@@ -1,4 +1,4 @@
-"""The content validator hook of verification (core/content_check.py): a refused proposal is a
+"""The content validator hook of verification (core/apply/content_check.py): a refused proposal is a
 verification error and nothing is written; ``warn`` applies it with a warning in the result and
 in a ``patch_content_warning`` event. Real files in a temporary directory; the validator here is
 a standard-library one (JSON), the Jupyter layer's nbformat one is tested in tests/jupyter."""
@@ -10,16 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from applypatch_ext.core.content_check import InvalidContent, check_proposed_content
-from applypatch_ext.core.pipeline import (
-    COMPLETED,
-    DRY_RUN,
-    ERROR,
-    VERIFICATION_FAILED,
-    PipelineOptions,
-    Turn,
-)
-from applypatch_ext.core.sandbox import PermissionProfile, SandboxPolicy
+from applypatch_ext.core.apply.content_check import InvalidContent, check_proposed_content
+from applypatch_ext.core.turn.options import COMPLETED, DRY_RUN, ERROR, PipelineOptions
+from applypatch_ext.core.turn.policy import PermissionProfile, SandboxPolicy
+from applypatch_ext.core.turn.turn import VERIFICATION_FAILED, Turn
 
 seen: list[tuple[str, str]] = []
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from applypatch_ext.core.contents import derive_new_contents
+from applypatch_ext.core.apply.contents import derive_new_contents
 from applypatch_ext.core.errors import ComputeReplacementsError
-from applypatch_ext.core.parser import parse_patch
+from applypatch_ext.core.parse.parser import parse_patch
 from applypatch_ext.core.text import LineEndings
 
 PRESERVE, LF = LineEndings.PRESERVE, LineEndings.LF

@@ -1,4 +1,4 @@
-"""Tests for applypatch_ext.core.diff: byte-identical output of the crate ``similar`` 2.7.0.
+"""Tests for applypatch_ext.core.apply.diff: byte-identical output of the crate ``similar`` 2.7.0.
 
 Expected values come from spec 4.5 / 8.5 / 8.6, from the crate's own tests and insta snapshots
 (``src/algorithms/myers.rs``, ``replace.rs``, ``capture.rs``, ``src/udiff.rs``,
@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from applypatch_ext.core.diff import (
+from applypatch_ext.core.apply.diff import (
     NULL_OID,
     DiffOp,
     DiffTag,

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from applypatch_ext.core.errors import ComputeReplacementsError, IoError, MatchFailure
-from applypatch_ext.core.explain import (
+from applypatch_ext.core.apply.explain import (
     MAX_CHAR_DIFF,
     explain_error,
     explain_match_failure,
     file_lines_for_matching,
 )
-from applypatch_ext.core.fs import MemoryFilesystem
-from applypatch_ext.core.parser import parse_patch
+from applypatch_ext.core.apply.fs import MemoryFilesystem
+from applypatch_ext.core.apply.verify import verify_patch
+from applypatch_ext.core.errors import ComputeReplacementsError, IoError, MatchFailure
+from applypatch_ext.core.parse.parser import parse_patch
 from applypatch_ext.core.text import LineEndings
-from applypatch_ext.core.verify import verify_patch
 
 
 def failure(*expected: str, kind: str = "lines", start: int = 0) -> MatchFailure:

@@ -17,15 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from applypatch_ext.core import streaming
-from applypatch_ext.core.apply import apply_patch
-from applypatch_ext.core.contents import compute_replacements, derive_new_contents
-from applypatch_ext.core.errors import ApplyPatchError, ParseError
-from applypatch_ext.core.fs import MemoryFilesystem
-from applypatch_ext.core.model import UpdateFileChunk
-from applypatch_ext.core.parser import canonical_patch_lines, canonical_patch_text
-from applypatch_ext.core.preview import ApplyPatchArgumentDiffConsumer
-from applypatch_ext.core.seek import (
+from applypatch_ext.core.apply.contents import compute_replacements, derive_new_contents
+from applypatch_ext.core.apply.fs import MemoryFilesystem
+from applypatch_ext.core.apply.seek import (
     PUNCTUATION_TABLE,
     Haystack,
     PatternBatch,
@@ -33,9 +27,15 @@ from applypatch_ext.core.seek import (
     _punctuation_lines,
     seek_sequence,
 )
-from applypatch_ext.core.streaming import StreamingPatchParser
+from applypatch_ext.core.apply.standalone import apply_patch
+from applypatch_ext.core.errors import ApplyPatchError, ParseError
+from applypatch_ext.core.parse import streaming
+from applypatch_ext.core.parse.model import UpdateFileChunk
+from applypatch_ext.core.parse.parser import canonical_patch_lines, canonical_patch_text
+from applypatch_ext.core.parse.streaming import StreamingPatchParser
 from applypatch_ext.core.text import RUST_WHITESPACE, LineEndings, split_terminated_lines
 from applypatch_ext.core.text import _split_with_lone_cr as reference_split
+from applypatch_ext.core.turn.preview import ApplyPatchArgumentDiffConsumer
 
 from .test_streaming import patch_texts
 

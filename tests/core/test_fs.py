@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from applypatch_ext.core.fs import (
+from applypatch_ext.core.apply.fs import (
     MAX_READ_BYTES,
     LocalFilesystem,
     MemoryFilesystem,

@@ -1,5 +1,5 @@
-"""Tests of :mod:`applypatch_ext.core.invocation` against spec 1.3 and the ``invocation.rs`` list
-of spec 9.2, plus the decisions written in the module docstring.
+"""Tests of :mod:`applypatch_ext.core.parse.invocation` against spec 1.3 and the
+``invocation.rs`` list of spec 9.2, plus the decisions written in the module docstring.
 
 Expected texts are written out here rather than imported, so that a wrong constant shows up.
 """
@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from applypatch_ext.core import invocation
 from applypatch_ext.core.errors import InvalidHunkError, InvalidPatchError, ParseError
-from applypatch_ext.core.invocation import (
+from applypatch_ext.core.parse import invocation
+from applypatch_ext.core.parse.invocation import (
     ApplyPatchInvocation,
     ImplicitInvocation,
     ImplicitInvocationError,
@@ -22,8 +22,8 @@ from applypatch_ext.core.invocation import (
     maybe_parse_apply_patch,
     parse_command_line,
 )
-from applypatch_ext.core.model import AddFile, ParsedPatch, UpdateFile
-from applypatch_ext.core.parser import parse_patch
+from applypatch_ext.core.parse.model import AddFile, ParsedPatch, UpdateFile
+from applypatch_ext.core.parse.parser import parse_patch
 
 IMPLICIT = (
     'patch detected without explicit call to apply_patch. Rerun as ["apply_patch", "<patch>"]'

@@ -1,4 +1,4 @@
-"""Tests of :mod:`applypatch_ext.core.parser` against spec sections 1 and 9.2.
+"""Tests of :mod:`applypatch_ext.core.parse.parser` against spec sections 1 and 9.2.
 
 Expected texts are written out from the spec (1.7) rather than imported from the code, so that a
 wrong constant in the parser shows up here. Line numbers are those of the canonical text: after
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from applypatch_ext.core.errors import InvalidHunkError, InvalidPatchError, ParseError
-from applypatch_ext.core.model import (
+from applypatch_ext.core.parse.model import (
     AddFile,
     DeleteFile,
     Hunk,
@@ -21,7 +21,7 @@ from applypatch_ext.core.model import (
     UpdateFileChunk,
     render_patch,
 )
-from applypatch_ext.core.parser import canonical_patch_lines, parse_patch
+from applypatch_ext.core.parse.parser import canonical_patch_lines, parse_patch
 
 from ..scenarios import REFERENCE_SCENARIOS, reference_params
 from .spec_texts import (

@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 
-from applypatch_ext.core.faults import CancellationToken
-from applypatch_ext.core.fs import MemoryFilesystem
-from applypatch_ext.core.model import AppliedAdd, AppliedPatchDelta, AppliedUpdate
-from applypatch_ext.core.pipeline import (
+from applypatch_ext.core.apply.changes import AppliedAdd, AppliedPatchDelta, AppliedUpdate
+from applypatch_ext.core.apply.fs import MemoryFilesystem
+from applypatch_ext.core.apply.transaction import Transaction
+from applypatch_ext.core.interrupts import CancellationToken
+from applypatch_ext.core.turn.options import (
     AWAITING_APPROVAL,
     CANCELLED,
     COMPLETED,
@@ -20,14 +21,11 @@ from applypatch_ext.core.pipeline import (
     FAILED,
     REJECTED,
     Decision,
-    HookBlock,
     PipelineOptions,
-    Turn,
-    format_wall_time,
 )
-from applypatch_ext.core.safety import ApprovalPolicy
-from applypatch_ext.core.sandbox import PermissionProfile, SandboxPolicy
-from applypatch_ext.core.transaction import Transaction
+from applypatch_ext.core.turn.policy import ApprovalPolicy, PermissionProfile, SandboxPolicy
+from applypatch_ext.core.turn.result import format_wall_time
+from applypatch_ext.core.turn.turn import HookBlock, Turn
 
 ROOT = "/work"
 WORKSPACE = SandboxPolicy(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from applypatch_ext.core.parser import parse_patch
-from applypatch_ext.core.preview import ApplyPatchArgumentDiffConsumer, planned_changes
+from applypatch_ext.core.parse.parser import parse_patch
+from applypatch_ext.core.turn.preview import ApplyPatchArgumentDiffConsumer, planned_changes
 
 
 class FakeClock:

@@ -7,22 +7,28 @@ import posixpath
 
 import pytest
 
-from applypatch_ext.core.apply import apply_hunks
-from applypatch_ext.core.errors import InvalidPatchError, IoError
-from applypatch_ext.core.fs import MemoryFilesystem
-from applypatch_ext.core.model import (
+from applypatch_ext.core.apply.changes import (
     ApplyPatchAction,
     ApplyPatchFileChange,
     FileAdd,
     FileDelete,
     FileUpdate,
 )
-from applypatch_ext.core.parser import parse_patch
-from applypatch_ext.core.safety import (
+from applypatch_ext.core.apply.fs import MemoryFilesystem
+from applypatch_ext.core.apply.runtime import apply_hunks
+from applypatch_ext.core.apply.verify import verify_patch
+from applypatch_ext.core.errors import InvalidPatchError, IoError
+from applypatch_ext.core.parse.parser import parse_patch
+from applypatch_ext.core.turn.policy import (
+    DEFAULT_READ_ONLY_SUBPATHS,
+    ApprovalPolicy,
+    PermissionProfile,
+    SandboxPolicy,
+)
+from applypatch_ext.core.turn.safety import (
     EMPTY_PATCH_REASON,
     PATCH_REJECTED_OUTSIDE_PROJECT_REASON,
     PATCH_REJECTED_READ_ONLY_REASON,
-    ApprovalPolicy,
     AskUser,
     AutoApprove,
     Reject,
@@ -32,14 +38,7 @@ from applypatch_ext.core.safety import (
     is_write_patch_constrained_to_writable_paths,
     writable_paths,
 )
-from applypatch_ext.core.sandbox import (
-    DEFAULT_READ_ONLY_SUBPATHS,
-    PermissionProfile,
-    SandboxDenied,
-    SandboxedFilesystem,
-    SandboxPolicy,
-)
-from applypatch_ext.core.verify import verify_patch
+from applypatch_ext.core.turn.sandbox import SandboxDenied, SandboxedFilesystem
 
 CWD = "/home/user/project"
 PARENT = "/home/user"

@@ -9,23 +9,25 @@ from collections.abc import Callable
 
 import pytest
 
-from applypatch_ext.core.apply import ApplyOutcome, apply_hunks
+from applypatch_ext.core.apply.changes import AppliedAdd, AppliedPatchDelta
+from applypatch_ext.core.apply.fs import FileMetadata, LocalFilesystem, MemoryFilesystem
+from applypatch_ext.core.apply.runtime import ApplyOutcome, apply_hunks
 from applypatch_ext.core.errors import IoError
-from applypatch_ext.core.faults import FaultyFilesystem
-from applypatch_ext.core.fs import FileMetadata, LocalFilesystem, MemoryFilesystem
-from applypatch_ext.core.model import AppliedAdd, AppliedPatchDelta
-from applypatch_ext.core.parser import parse_patch
-from applypatch_ext.core.sandbox import (
+from applypatch_ext.core.parse.parser import parse_patch
+from applypatch_ext.core.text import format_io_error
+from applypatch_ext.core.turn.faults import FaultyFilesystem
+from applypatch_ext.core.turn.policy import (
     DEFAULT_READ_ONLY_SUBPATHS,
+    PermissionProfile,
+    SandboxPolicy,
+)
+from applypatch_ext.core.turn.sandbox import (
     NOT_GRANTED,
     GrantedFilesystem,
     NoFollowFilesystem,
-    PermissionProfile,
     SandboxDenied,
     SandboxedFilesystem,
-    SandboxPolicy,
 )
-from applypatch_ext.core.text import format_io_error
 
 from .conftest import Workspace
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from applypatch_ext.core.seek import Haystack, seek_sequence
+from applypatch_ext.core.apply.seek import Haystack, seek_sequence
 
 
 @pytest.mark.parametrize(

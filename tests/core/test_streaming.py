@@ -1,4 +1,4 @@
-"""Tests of :mod:`applypatch_ext.core.streaming` against spec section 2 (and 1.4-1.7).
+"""Tests of :mod:`applypatch_ext.core.parse.streaming` against spec section 2 (and 1.4-1.7).
 
 The batch parser feeds the canonical text through the streaming parser, so most properties here
 compare the two: any way of cutting the text into deltas must give exactly the batch result.
@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from applypatch_ext.core.errors import InvalidHunkError, InvalidPatchError, ParseError
-from applypatch_ext.core.model import (
+from applypatch_ext.core.parse.model import (
     AddFile,
     DeleteFile,
     Hunk,
@@ -23,8 +23,8 @@ from applypatch_ext.core.model import (
     UpdateFileChunk,
     render_patch,
 )
-from applypatch_ext.core.parser import canonical_patch_lines, parse_patch
-from applypatch_ext.core.streaming import HunkSnapshot, StreamingPatchParser
+from applypatch_ext.core.parse.parser import canonical_patch_lines, parse_patch
+from applypatch_ext.core.parse.streaming import HunkSnapshot, StreamingPatchParser
 
 from .spec_texts import (
     BEGIN,

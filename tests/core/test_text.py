@@ -6,7 +6,7 @@ import errno
 
 import pytest
 
-from applypatch_ext.core.fs import FileTooLargeError, NulInPathError
+from applypatch_ext.core.apply.fs import FileTooLargeError, NulInPathError
 from applypatch_ext.core.text import (
     Utf8DecodeError,
     decode_utf8,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from applypatch_ext.core.apply import apply_hunks
-from applypatch_ext.core.faults import FaultyFilesystem, parse_fault
-from applypatch_ext.core.parser import parse_patch
-from applypatch_ext.core.transaction import JournalingFilesystem
+from applypatch_ext.core.apply.runtime import apply_hunks
+from applypatch_ext.core.apply.transaction import JournalingFilesystem
+from applypatch_ext.core.parse.parser import parse_patch
+from applypatch_ext.core.turn.faults import FaultyFilesystem, parse_fault
 
 from .conftest import Workspace
 

@@ -15,16 +15,16 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from applypatch_ext.core.apply import apply_hunks
-from applypatch_ext.core.fs import LocalFilesystem, MemoryFilesystem
-from applypatch_ext.core.model import (
+from applypatch_ext.core.apply.changes import (
     AppliedAdd,
     AppliedDelete,
     AppliedPatchDelta,
     AppliedUpdate,
 )
-from applypatch_ext.core.parser import parse_patch
-from applypatch_ext.core.turn_diff import TurnDiffTracker, find_display_root
+from applypatch_ext.core.apply.fs import LocalFilesystem, MemoryFilesystem
+from applypatch_ext.core.apply.runtime import apply_hunks
+from applypatch_ext.core.parse.parser import parse_patch
+from applypatch_ext.core.turn.turn_diff import TurnDiffTracker, find_display_root
 
 ZERO = "0" * 40
 

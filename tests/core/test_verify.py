@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from applypatch_ext.core.apply.changes import FileAdd, FileDelete, FileUpdate
+from applypatch_ext.core.apply.verify import verify_patch
 from applypatch_ext.core.errors import ComputeReplacementsError, InvalidPatchError, IoError
-from applypatch_ext.core.model import FileAdd, FileDelete, FileUpdate
-from applypatch_ext.core.parser import parse_patch
-from applypatch_ext.core.verify import verify_patch
+from applypatch_ext.core.parse.parser import parse_patch
 
 from .conftest import Workspace
 

@@ -99,11 +99,11 @@ def test_streaming_and_turn_diff(
     expect(files).to_have_count(2)
     expect(files.nth(0).locator("summary")).to_contain_text("notes.txt")
     expect(files.nth(1).locator("summary")).to_contain_text("pkg/mod.py")
-    expect(turn.locator(".applypatch-line.applypatch-diff-add").first).to_be_visible()
-    expect(turn.locator(".applypatch-line.applypatch-diff-del")).to_have_count(1)
-    expect(turn.locator(".applypatch-line.applypatch-diff-hunk")).to_have_count(2)
+    expect(turn.locator(".applypatch-dl-add").first).to_be_visible()
+    expect(turn.locator(".applypatch-dl-del")).to_have_count(1)
+    expect(turn.locator(".applypatch-dl-hunk")).to_have_count(2)
     files.nth(1).locator("summary").click()
-    expect(files.nth(1).locator("pre")).to_be_hidden()
+    expect(files.nth(1).locator(".applypatch-dt")).to_be_hidden()
 
     # 5) the verified map against the committed delta, the timeline
     delta = widget.get_by_test_id("applypatch-delta")
@@ -255,3 +255,188 @@ def test_approval_click_and_failed_call(
     page.screenshot(path=str(artifacts_dir / "page.png"))
     watch.check()
     print(f"\n[lab approval] total {time.monotonic() - started:.1f}s")
+
+
+# The diff view's features (the session fills the colour traits, sources and turn_sources).
+APP = "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(40))
+DIFF_VIEW = "\n".join(
+    [
+        "*** Begin Patch",
+        "*** Update File: app.py",
+        "@@ def f3(x):",
+        "-    return x + 3",
+        "+    return x * 3  # times",
+        "@@ def f30(x):",
+        "-    return x + 30",
+        "+    return x - 30",
+        "*** Add File: big.py",
+        *[f"+N{i} = {i}" for i in range(150)],
+        "*** Add File: notes.md",
+        "+# Notes",
+        "+Some *text*.",
+        "*** End Patch",
+    ]
+)
+FILL_SOURCES = """
+import ipywidgets.widgets.widget as _w
+from applypatch_ext.jupyter.widget import ApplyPatchWidget
+view = [w for w in _w._instances.values() if isinstance(w, ApplyPatchWidget)][-1]
+print("FILLED", len(view.sources), len(view.turn_sources))
+"""
+ANOTHER = "\n".join(
+    [
+        "*** Begin Patch",
+        "*** Update File: app.py",
+        "@@ def f1(x):",
+        "-    return x + 1",
+        "+    return 1",
+        "*** End Patch",
+    ]
+)
+
+
+def test_the_diff_view(
+    page: Page, jupyter_lab: JupyterServer, watch: PageWatch, artifacts_dir: Path
+) -> None:
+    (jupyter_lab.root / "app.py").write_text(APP)
+    name = jupyter_lab.write_notebook(
+        "diffview.ipynb",
+        [
+            "%load_ext applypatch_ext",
+            f"%%apply_patch viewed --new-turn --stream-chunk 0\n{DIFF_VIEW}",
+            FILL_SOURCES,
+            f"%%apply_patch --stream-chunk 0\n{ANOTHER}",
+        ],
+    )
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    panel = open_lab_notebook(page, jupyter_lab.url, name)
+    page.evaluate("() => localStorage.removeItem('applypatch-diff-mode')")
+    run_lab_cells(page, name, [0, 1, 2])
+    widget = panel.locator(WIDGET).first
+    expect(widget.get_by_test_id("applypatch-status")).to_have_text("completed", timeout=30_000)
+    expect(panel.locator(".jp-Cell").nth(2).locator(".jp-OutputArea-output")).to_have_text(
+        "FILLED 3 3", timeout=15_000
+    )
+    delta = widget.get_by_test_id("applypatch-delta")
+    turn = widget.get_by_test_id("applypatch-turn-diff")
+
+    # gutters, syntax colours, the changed words; monospace
+    app = delta.locator("details.applypatch-file", has_text="app.py")
+    expect(app.locator(".applypatch-hl-k").first).to_be_visible(timeout=15_000)
+    removed = app.locator("tr.applypatch-dl-del").first
+    expect(removed.locator(".applypatch-gutter-old")).to_have_text("11")
+    expect(removed.locator(".applypatch-word")).to_have_text(["+"])
+    expect(app.locator("tr.applypatch-dl-add .applypatch-word").first).to_have_text("*")
+    font = app.locator(".applypatch-dt").evaluate("(t) => getComputedStyle(t).fontFamily")
+    assert "mono" in font.lower(), font
+
+    # the unchanged lines between the hunks, expanded by keyboard
+    gap = app.locator("button.applypatch-expand", has_text="unchanged").nth(1)
+    expect(gap).to_have_text(re.compile(r"Show 40 unchanged lines"))
+    gap.focus()
+    page.keyboard.press("Enter")
+    expect(app.locator("tr.applypatch-dl-context", has_text="def f10(x):")).to_have_count(1)
+    expect(app).to_contain_text("unchanged lines not sent to the view")
+
+    # a large added file: folded behind "show N lines", opened with Space
+    big = delta.locator("details.applypatch-file", has_text="big.py")
+    big.locator("summary").click()  # 150 lines: closed at first
+    expect(big.locator("tr.applypatch-dl-add")).to_have_count(30)
+    more = big.locator("button.applypatch-expand")
+    expect(more).to_have_text("⋯ Show 120 more lines")
+    more.focus()
+    page.keyboard.press("Space")
+    expect(big.locator("tr.applypatch-dl-add")).to_have_count(150)
+
+    # the file list jumps to a file; collapse and expand all
+    jump = delta.locator("button.applypatch-jump", has_text="notes.md")
+    jump.click()
+    notes = delta.locator("details.applypatch-file", has_text="notes.md")
+    expect(notes).to_have_attribute("open", "")
+    expect(notes.locator("summary")).to_be_focused()
+    expect(notes.locator("summary")).to_be_in_viewport()
+    expect(notes.locator(".applypatch-hl-h").first).to_have_text("# Notes")
+    delta.get_by_role("button", name="collapse every file").click()
+    expect(delta.locator("details.applypatch-file[open]")).to_have_count(0)
+    delta.get_by_role("button", name="expand every file").click()
+    expect(delta.locator("details.applypatch-file[open]")).to_have_count(3)
+
+    # the TurnDiff's git headers behind a toggle, keyboard-activated
+    header = turn.locator("tr.applypatch-dl-header", has_text="diff --git").first
+    expect(header).to_be_hidden()
+    toggle = turn.get_by_test_id("applypatch-headers")
+    expect(toggle).to_have_attribute("aria-pressed", "false")
+    toggle.focus()
+    page.keyboard.press("Space")
+    expect(header).to_be_visible()
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    expect(turn.locator("tr.applypatch-dl-header", has_text="index ").first).to_be_visible()
+
+    # copy (guarded: either copied or said why not) and download
+    turn.get_by_test_id("applypatch-copy-turn-diff").click()
+    note = turn.locator(".applypatch-tool-note")
+    expect(note).to_have_text(re.compile("TurnDiff copied|cannot copy"))
+    assert "return x * 3" in (jupyter_lab.root / "app.py").read_text()
+    if note.inner_text() == "TurnDiff copied":
+        copied = page.evaluate("() => navigator.clipboard.readText()")
+        assert copied.startswith("diff --git a/app.py b/app.py"), copied[:80]
+    with page.expect_download() as download:
+        turn.get_by_test_id("applypatch-download-turn-diff").click()
+    assert download.value.suggested_filename == "turn.diff"
+    saved = Path(download.value.path()).read_text()
+    assert "diff --git a/big.py b/big.py" in saved and "+# Notes" in saved
+
+    # split view, chosen by keyboard: Tab from Unified reaches Split
+    unified = delta.get_by_test_id("applypatch-mode-unified")
+    unified.focus()
+    page.keyboard.press("Tab")
+    split = delta.get_by_test_id("applypatch-mode-split")
+    expect(split).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(split).to_have_attribute("aria-pressed", "true")
+    expect(widget.locator("table.applypatch-dt-unified")).to_have_count(0)
+    pair = app.locator("tr.applypatch-dl-change").first
+    expect(pair.locator(".applypatch-code")).to_have_text(
+        ["    return x + 3", "    return x * 3  # times"]
+    )
+    # the planned preview says what it is
+    expect(widget.locator(".applypatch-badge-preview")).to_have_text("preview")
+
+    # the themes' own colours: the editor's keyword colour, the theme's background
+    keyword = widget.locator(".applypatch-hl-k").first
+    theme_colour = """(el) => {
+        const probe = document.createElement('span');
+        probe.style.color = 'var(--jp-mirror-editor-keyword-color)';
+        el.parentElement.append(probe);
+        const want = getComputedStyle(probe).color;
+        probe.remove();
+        return [getComputedStyle(el).color, want];
+    }"""
+    seen = set()
+    for theme, shot in [
+        ("JupyterLab Dark", "widget-diff-dark.png"),
+        ("JupyterLab Dark High Contrast", "widget-diff-high-contrast.png"),
+        ("JupyterLab Light", "widget-diff-light.png"),
+    ]:
+        set_lab_theme(page, theme)
+        page.wait_for_timeout(300)
+        got, want = keyword.evaluate(theme_colour)
+        assert got == want, (theme, got, want)
+        seen.add(got)
+        widget.screenshot(path=str(artifacts_dir / shot))
+    assert len(seen) == 3, seen  # each theme coloured the code its own way
+    watch.check()
+
+    # reload: a new view starts in the split view the reader chose
+    page.reload()
+    panel = open_lab_notebook(page, jupyter_lab.url, name)
+    assert page.evaluate("() => localStorage.getItem('applypatch-diff-mode')") == "split"
+    run_lab_cells(page, name, [3])
+    again = panel.locator(".jp-Cell").nth(3).locator(WIDGET)
+    expect(again.get_by_test_id("applypatch-status")).to_have_text("completed", timeout=30_000)
+    expect(
+        again.get_by_test_id("applypatch-delta").get_by_test_id("applypatch-mode-split")
+    ).to_have_attribute("aria-pressed", "true")
+    expect(
+        again.get_by_test_id("applypatch-delta").locator("table.applypatch-dt")
+    ).to_have_attribute("data-mode", "split")

@@ -479,3 +479,34 @@ def test_turn_export_to_an_unwritable_place_is_a_usage_error(
     with pytest.raises(UsageError) as info:
         run_magic.line("apply_patch_turn", f"--export {tmp_path / 'no' / 'such' / 'dir.diff'}")
     assert type(info.value) is UsageError
+
+
+def test_the_next_cell_recovers_a_killed_atomic_call_first(
+    run_magic: Magic, tmp_path: Path
+) -> None:
+    """Issue 11 item 4: a `turn --transaction atomic` process killed (SIGKILL) part-way in the
+    notebook's folder; the next cell restores the tree first and says so in its events."""
+    import signal
+    import sys
+
+    (tmp_path / "keep.txt").write_text("keep\n")
+    adds = [f"*** Add File: new/f{i}.txt\n+{i}" for i in range(40)]
+    body = patch("*** Delete File: keep.txt", *adds)
+    (tmp_path / "p.patch").write_text(body)
+    command = [sys.executable, "-m", "applypatch_ext", "turn", "--cwd", str(tmp_path)]
+    killed = subprocess.run(
+        [*command, "--transaction", "atomic", "--fault", "kill:20", str(tmp_path / "p.patch")],
+        capture_output=True,
+        check=False,
+    )
+    assert killed.returncode == -signal.SIGKILL
+    assert not (tmp_path / "keep.txt").exists()
+    run = run_magic("", ADD_A)
+    assert run.widget.status == "completed"
+    kinds = [e["type"] for e in run.widget.events if e["type"] != "patch_apply_updated"]
+    assert kinds[:2] == ["transaction_recovered", "patch_safety_assessed"]
+    [recovered] = [e for e in run.widget.events if e["type"] == "transaction_recovered"]
+    # restored: keep.txt; removed: the adds written before the kill, and new/
+    assert recovered["summary"].startswith("unfinished atomic call call-1 rolled back: 1 restored")
+    assert (tmp_path / "keep.txt").read_text() == "keep\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "keep.txt", "p.patch"]

@@ -18,15 +18,10 @@ from hypothesis import strategies as st
 from IPython.core.interactiveshell import InteractiveShell
 from markdown_it import MarkdownIt
 
-from applypatch_ext.core.content_check import InvalidContent
-from applypatch_ext.core.pipeline import (
-    COMPLETED,
-    ERROR,
-    VERIFICATION_FAILED,
-    PipelineOptions,
-    Turn,
-)
-from applypatch_ext.core.sandbox import PermissionProfile, SandboxPolicy
+from applypatch_ext.core.apply.content_check import InvalidContent
+from applypatch_ext.core.turn.options import COMPLETED, ERROR, PipelineOptions
+from applypatch_ext.core.turn.policy import PermissionProfile, SandboxPolicy
+from applypatch_ext.core.turn.turn import VERIFICATION_FAILED, Turn
 from applypatch_ext.jupyter.notebooks import (
     call_notebook_views,
     delta_notebook_diffs,

@@ -11,8 +11,8 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
-from applypatch_ext.core import events
-from applypatch_ext.core.pipeline import (
+from applypatch_ext.core.turn import events
+from applypatch_ext.core.turn.options import (
     AWAITING_APPROVAL,
     CALL_STATUSES,
     COMPLETED,
@@ -20,10 +20,10 @@ from applypatch_ext.core.pipeline import (
     ERROR,
     FAILED,
     REJECTED,
-    RETRY_REASON,
     STAGES,
 )
-from applypatch_ext.core.safety import AskUser, AutoApprove, Reject
+from applypatch_ext.core.turn.safety import AskUser, AutoApprove, Reject
+from applypatch_ext.core.turn.turn import RETRY_REASON
 from applypatch_ext.jupyter import widget as widget_module
 from applypatch_ext.jupyter.assets import asset_path
 from applypatch_ext.jupyter.widget import ApplyPatchWidget, call_vocabulary

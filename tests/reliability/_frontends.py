@@ -29,8 +29,9 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.testing.globalipapp import start_ipython
 from IPython.utils.capture import capture_output
 
-from applypatch_ext.core.events import ApplyPatchApprovalRequest
-from applypatch_ext.core.pipeline import AWAITING_APPROVAL, Decision, PipelineOptions, Turn
+from applypatch_ext.core.turn.events import ApplyPatchApprovalRequest
+from applypatch_ext.core.turn.options import AWAITING_APPROVAL, Decision, PipelineOptions
+from applypatch_ext.core.turn.turn import Turn
 from applypatch_ext.jupyter import magic as magic_module
 from applypatch_ext.jupyter.session import SESSION
 from applypatch_ext.jupyter.widget import ApplyPatchWidget

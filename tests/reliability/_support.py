@@ -13,7 +13,7 @@ import posixpath
 from collections import Counter
 from collections.abc import Iterable
 
-from applypatch_ext.core.fs import (
+from applypatch_ext.core.apply.fs import (
     FileMetadata,
     Filesystem,
     MemoryFilesystem,

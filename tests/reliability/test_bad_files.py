@@ -30,26 +30,22 @@ from pathlib import Path
 
 import pytest
 
-from applypatch_ext.core.apply import apply_hunks, apply_patch
-from applypatch_ext.core.fs import (
+from applypatch_ext.core.apply.changes import AppliedAdd, AppliedPatchDelta
+from applypatch_ext.core.apply.fs import (
     MAX_READ_BYTES,
     FileMetadata,
     Filesystem,
     LocalFilesystem,
     MemoryFilesystem,
 )
-from applypatch_ext.core.model import AppliedAdd, AppliedPatchDelta
-from applypatch_ext.core.parser import parse_patch
-from applypatch_ext.core.pipeline import (
-    COMPLETED,
-    ERROR,
-    FAILED,
-    CallResult,
-    PipelineOptions,
-    Turn,
-)
-from applypatch_ext.core.sandbox import PermissionProfile, SandboxPolicy
-from applypatch_ext.core.transaction import JournalingFilesystem, Transaction
+from applypatch_ext.core.apply.runtime import apply_hunks
+from applypatch_ext.core.apply.standalone import apply_patch
+from applypatch_ext.core.apply.transaction import JournalingFilesystem, Transaction
+from applypatch_ext.core.parse.parser import parse_patch
+from applypatch_ext.core.turn.options import COMPLETED, ERROR, FAILED, PipelineOptions
+from applypatch_ext.core.turn.policy import PermissionProfile, SandboxPolicy
+from applypatch_ext.core.turn.result import CallResult
+from applypatch_ext.core.turn.turn import Turn
 
 from ._support import FIGURES, Tree, disk_tree, memory_tree
 

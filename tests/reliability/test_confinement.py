@@ -24,26 +24,25 @@ from pathlib import Path
 
 import pytest
 
-from applypatch_ext.core.events import ApplyPatchApprovalRequest
-from applypatch_ext.core.fs import Filesystem, LocalFilesystem, MemoryFilesystem
-from applypatch_ext.core.pipeline import (
+from applypatch_ext.core.apply.fs import Filesystem, LocalFilesystem, MemoryFilesystem
+from applypatch_ext.core.apply.verify import DuplicatePaths
+from applypatch_ext.core.turn.events import ApplyPatchApprovalRequest
+from applypatch_ext.core.turn.options import (
     COMPLETED,
     DECLINED,
     ERROR,
     FAILED,
     REJECTED,
-    CallResult,
     Decision,
     PipelineOptions,
-    Turn,
 )
-from applypatch_ext.core.safety import (
+from applypatch_ext.core.turn.policy import ApprovalPolicy, PermissionProfile, SandboxPolicy
+from applypatch_ext.core.turn.result import CallResult
+from applypatch_ext.core.turn.safety import (
     PATCH_REJECTED_OUTSIDE_PROJECT_REASON,
     PATCH_REJECTED_READ_ONLY_REASON,
-    ApprovalPolicy,
 )
-from applypatch_ext.core.sandbox import PermissionProfile, SandboxPolicy
-from applypatch_ext.core.verify import DuplicatePaths
+from applypatch_ext.core.turn.turn import Turn
 
 from ._support import FIGURES, Tree, disk_tree, memory_tree
 

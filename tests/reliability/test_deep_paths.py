@@ -17,9 +17,10 @@ from pathlib import Path
 import pytest
 
 from applypatch_ext import apply_patch
-from applypatch_ext.core.fs import PATH_MAX, LocalFilesystem, real_path
-from applypatch_ext.core.pipeline import COMPLETED, FAILED, PipelineOptions, Turn
-from applypatch_ext.core.transaction import Transaction
+from applypatch_ext.core.apply.fs import PATH_MAX, LocalFilesystem, real_path
+from applypatch_ext.core.apply.transaction import Transaction
+from applypatch_ext.core.turn.options import COMPLETED, FAILED, PipelineOptions
+from applypatch_ext.core.turn.turn import Turn
 
 from ._reference import ours, reference_binary, run_tool
 

@@ -24,22 +24,21 @@ from pathlib import Path
 
 import pytest
 
-from applypatch_ext.core.diff import git_blob_oid
-from applypatch_ext.core.events import ApplyPatchApprovalRequest
-from applypatch_ext.core.faults import DRIFT_LINE
-from applypatch_ext.core.fs import Filesystem, LocalFilesystem, MemoryFilesystem
-from applypatch_ext.core.model import AppliedAdd, AppliedDelete, AppliedPatchDelta, AppliedUpdate
-from applypatch_ext.core.pipeline import (
-    COMPLETED,
-    FAILED,
-    CallResult,
-    Decision,
-    PipelineOptions,
-    Turn,
+from applypatch_ext.core.apply.changes import (
+    AppliedAdd,
+    AppliedDelete,
+    AppliedPatchDelta,
+    AppliedUpdate,
 )
-from applypatch_ext.core.safety import ApprovalPolicy
-from applypatch_ext.core.sandbox import PermissionProfile, SandboxPolicy
-from applypatch_ext.core.transaction import Transaction
+from applypatch_ext.core.apply.diff import git_blob_oid
+from applypatch_ext.core.apply.fs import Filesystem, LocalFilesystem, MemoryFilesystem
+from applypatch_ext.core.apply.transaction import Transaction
+from applypatch_ext.core.turn.events import ApplyPatchApprovalRequest
+from applypatch_ext.core.turn.faults import DRIFT_LINE
+from applypatch_ext.core.turn.options import COMPLETED, FAILED, Decision, PipelineOptions
+from applypatch_ext.core.turn.policy import ApprovalPolicy, PermissionProfile, SandboxPolicy
+from applypatch_ext.core.turn.result import CallResult
+from applypatch_ext.core.turn.turn import Turn
 
 from ._support import FIGURES, Tree, disk_tree, memory_tree
 

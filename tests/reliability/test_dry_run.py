@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
-from applypatch_ext.core.faults import DRIFT_LINE
-from applypatch_ext.core.pipeline import DRY_RUN, PipelineOptions, Turn
+from applypatch_ext.core.turn.faults import DRIFT_LINE
+from applypatch_ext.core.turn.options import DRY_RUN, PipelineOptions
+from applypatch_ext.core.turn.turn import Turn
 
 from ._ipython import ipython  # noqa: F401 - the fixture
 from ._support import disk_tree

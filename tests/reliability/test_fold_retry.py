@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from applypatch_ext.core.events import ApplyPatchApprovalRequest
-from applypatch_ext.core.pipeline import RETRY_REASON, PipelineOptions, Turn
+from applypatch_ext.core.turn.events import ApplyPatchApprovalRequest
+from applypatch_ext.core.turn.options import PipelineOptions
+from applypatch_ext.core.turn.turn import RETRY_REASON, Turn
 
 from ..trees import Tree, snapshot_dir
 from ._frontends import FRONTENDS, MODES, run

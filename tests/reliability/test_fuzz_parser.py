@@ -34,11 +34,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from applypatch_ext.core.apply import apply_patch
+from applypatch_ext.core.apply.fs import LocalFilesystem
+from applypatch_ext.core.apply.standalone import apply_patch
 from applypatch_ext.core.errors import ParseError
-from applypatch_ext.core.events import ApplyPatchApprovalRequest
-from applypatch_ext.core.fs import LocalFilesystem
-from applypatch_ext.core.model import (
+from applypatch_ext.core.parse.model import (
     ADD_FILE_MARKER,
     BEGIN_PATCH_MARKER,
     DELETE_FILE_MARKER,
@@ -50,11 +49,13 @@ from applypatch_ext.core.model import (
     Hunk,
     render_patch,
 )
-from applypatch_ext.core.parser import canonical_patch_lines, parse_patch
-from applypatch_ext.core.pipeline import CALL_STATUSES, Decision, PipelineOptions, Turn
-from applypatch_ext.core.preview import ApplyPatchArgumentDiffConsumer
-from applypatch_ext.core.sandbox import PermissionProfile, SandboxPolicy
-from applypatch_ext.core.streaming import StreamingPatchParser
+from applypatch_ext.core.parse.parser import canonical_patch_lines, parse_patch
+from applypatch_ext.core.parse.streaming import StreamingPatchParser
+from applypatch_ext.core.turn.events import ApplyPatchApprovalRequest
+from applypatch_ext.core.turn.options import CALL_STATUSES, Decision, PipelineOptions
+from applypatch_ext.core.turn.policy import PermissionProfile, SandboxPolicy
+from applypatch_ext.core.turn.preview import ApplyPatchArgumentDiffConsumer
+from applypatch_ext.core.turn.turn import Turn
 
 from ..scenarios import Scenario, find_scenarios
 from ..trees import copy_tree, load_memory

@@ -13,14 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from applypatch_ext.core.pipeline import (
-    COMPLETED,
-    FAILED,
-    REJECTED,
-    HookBlock,
-    PipelineOptions,
-    Turn,
-)
+from applypatch_ext.core.turn.options import COMPLETED, FAILED, REJECTED, PipelineOptions
+from applypatch_ext.core.turn.turn import HookBlock, Turn
 
 ADD = (
     "*** Begin Patch\n*** Add File: a.txt\n+alpha\n"

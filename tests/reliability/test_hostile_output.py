@@ -207,8 +207,8 @@ def test_every_renderer_of_a_state_is_harmless() -> None:
 
 
 def test_the_tracker_names_its_blocks(tmp_path: Path) -> None:
-    from applypatch_ext.core.model import AppliedAdd, AppliedPatchDelta, AppliedUpdate
-    from applypatch_ext.core.turn_diff import FileDiff, TurnDiffTracker
+    from applypatch_ext.core.apply.changes import AppliedAdd, AppliedPatchDelta, AppliedUpdate
+    from applypatch_ext.core.turn.turn_diff import FileDiff, TurnDiffTracker
 
     root = str(tmp_path)
     tracker = TurnDiffTracker({"": root})

@@ -18,9 +18,10 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from applypatch_ext import apply_patch
-from applypatch_ext.core.model import AppliedDelete, AppliedUpdate
-from applypatch_ext.core.pipeline import ERROR, Turn
-from applypatch_ext.core.turn_diff import TurnDiffTracker
+from applypatch_ext.core.apply.changes import AppliedDelete, AppliedUpdate
+from applypatch_ext.core.turn.options import ERROR
+from applypatch_ext.core.turn.turn import Turn
+from applypatch_ext.core.turn.turn_diff import TurnDiffTracker
 
 from ._ipython import ipython  # noqa: F401 - the fixture
 from ._reference import ours, reference_binary, run_tool

@@ -21,16 +21,17 @@ from functools import partial
 
 import pytest
 
+from applypatch_ext.core.apply.changes import AppliedAdd, AppliedPatchDelta
+from applypatch_ext.core.apply.explain import explain_match_failure
+from applypatch_ext.core.apply.fs import MemoryFilesystem
 from applypatch_ext.core.errors import MatchFailure
-from applypatch_ext.core.explain import explain_match_failure
-from applypatch_ext.core.fs import MemoryFilesystem
-from applypatch_ext.core.model import AppliedAdd, AppliedPatchDelta
-from applypatch_ext.core.parser import parse_patch
-from applypatch_ext.core.pipeline import COMPLETED, PipelineOptions, Turn
-from applypatch_ext.core.preview import ApplyPatchArgumentDiffConsumer
-from applypatch_ext.core.sandbox import PermissionProfile, SandboxPolicy
-from applypatch_ext.core.streaming import StreamingPatchParser
-from applypatch_ext.core.turn_diff import TurnDiffTracker
+from applypatch_ext.core.parse.parser import parse_patch
+from applypatch_ext.core.parse.streaming import StreamingPatchParser
+from applypatch_ext.core.turn.options import COMPLETED, PipelineOptions
+from applypatch_ext.core.turn.policy import PermissionProfile, SandboxPolicy
+from applypatch_ext.core.turn.preview import ApplyPatchArgumentDiffConsumer
+from applypatch_ext.core.turn.turn import Turn
+from applypatch_ext.core.turn.turn_diff import TurnDiffTracker
 
 from ._support import FIGURES, SCALE
 

@@ -24,8 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from applypatch_ext.core.pipeline import PipelineOptions, Turn
-from applypatch_ext.core.safety import PATCH_REJECTED_OUTSIDE_PROJECT_REASON
+from applypatch_ext.core.turn.options import PipelineOptions
+from applypatch_ext.core.turn.safety import PATCH_REJECTED_OUTSIDE_PROJECT_REASON
+from applypatch_ext.core.turn.turn import Turn
 
 from ..trees import Tree, snapshot_dir
 from ._frontends import FRONTENDS, MODES, run

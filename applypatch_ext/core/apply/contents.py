@@ -1,0 +1,167 @@
+"""Compute an updated file's new contents from its chunks (spec 3.3 and 4).
+
+Two modes. ``preserve`` (the default): the file is split into lines that remember their own
+terminator; untouched lines, including a chunk's context lines, keep it; inserted lines take the
+file's preferred terminator (its first one, LF if none); every line ends with a terminator.
+``lf`` (legacy): split on LF only, replace whole regions, join with LF and end with one.
+
+This module is pure: it neither reads nor writes files (see :mod:`.verify` and :mod:`.apply`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import chain
+
+from ..errors import ComputeReplacementsError, MatchFailure
+from ..interrupts import checkpoint
+from ..parse.model import UpdateFileChunk
+from ..text import LineEndings, split_terminated_lines
+from .seek import Haystack, PatternBatch, seek_sequence
+
+Replacement = tuple[int, int, Sequence[str]]
+
+
+def compute_replacements(
+    lines: Sequence[str],
+    path: str,
+    chunks: Sequence[UpdateFileChunk],
+    *,
+    legacy: bool,
+    joined: str | None = None,
+) -> list[Replacement]:
+    """Locate every chunk in order and return ``(start, old_len, new_lines)``, sorted by start.
+
+    ``joined``, if the caller has it, is ``lines`` joined by LF (a final LF allowed). Raises
+    :class:`ComputeReplacementsError` with the reference's text when a chunk's context or lines
+    cannot be found.
+    """
+    hay = Haystack(lines, joined)
+    patterns = PatternBatch([chunk.old_lines for chunk in chunks])
+    replacements: list[Replacement] = []
+    line_index = 0
+    for index, chunk in enumerate(chunks):
+        checkpoint()
+        if chunk.change_context is not None:
+            found = seek_sequence(hay, [chunk.change_context], line_index, False, legacy=legacy)
+            if found is None:
+                raise ComputeReplacementsError(
+                    f"Failed to find context '{chunk.change_context}' in {path}",
+                    MatchFailure(path, "context", (chunk.change_context,), line_index, False),
+                )
+            line_index = found[0] + 1
+
+        old = chunk.old_lines
+        new = chunk.new_lines
+        if not old:
+            # A pure addition goes at the end of the file, whatever @@ context was found.
+            at = len(lines) - 1 if legacy and lines and lines[-1] == "" else len(lines)
+            replacements.append((at, 0, new))
+            continue
+
+        p = len(old)
+        eof = chunk.is_end_of_file
+        found = seek_sequence(hay, patterns.pattern(index), line_index, eof, legacy=legacy)
+        if found is None and old[-1] == "":
+            p -= 1
+            if new and new[-1] == "":
+                new = new[:-1]
+            found = seek_sequence(hay, patterns.pattern(index, p), line_index, eof, legacy=legacy)
+        if found is None:
+            raise ComputeReplacementsError(
+                f"Failed to find expected lines in {path}:\n" + "\n".join(old),
+                MatchFailure(path, "lines", tuple(old), line_index, chunk.is_end_of_file),
+            )
+        start = found[0]
+        if legacy:
+            replacements.append((start, p, new))
+        else:
+            replacements.extend(_split_around_context(start, p, new, chunk))
+        line_index = start + p
+
+    replacements.sort(key=lambda r: r[0])
+    return replacements
+
+
+def _split_around_context(
+    start: int, p: int, new: Sequence[str], chunk: UpdateFileChunk
+) -> list[Replacement]:
+    """Preserve mode: replace only the gaps between context lines, so those stay untouched."""
+    out: list[Replacement] = []
+    old_start = new_start = 0
+    for oc, nc in chunk.context_line_indices:
+        if oc >= p or nc >= len(new):
+            break
+        if oc > old_start or nc > new_start:
+            out.append((start + old_start, oc - old_start, new[new_start:nc]))
+        old_start = oc + 1
+        new_start = nc + 1
+    if old_start < p or new_start < len(new):
+        out.append((start + old_start, p - old_start, new[new_start:]))
+    return out
+
+
+def derive_new_contents(
+    original: str,
+    path: str,
+    chunks: Sequence[UpdateFileChunk],
+    line_endings: LineEndings = LineEndings.PRESERVE,
+) -> str:
+    """The new text of a file whose current text is ``original``."""
+    if line_endings is LineEndings.LF:
+        return _derive_lf(original, path, chunks)
+    return _derive_preserve(original, path, chunks)
+
+
+def _derive_lf(original: str, path: str, chunks: Sequence[UpdateFileChunk]) -> str:
+    lines = original.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    replacements = compute_replacements(lines, path, chunks, legacy=True, joined=original)
+    for start, old_len, new in reversed(replacements):
+        lines[start : start + old_len] = new
+    if not lines or lines[-1] != "":
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _derive_preserve(original: str, path: str, chunks: Sequence[UpdateFileChunk]) -> str:
+    lines, terminators = split_terminated_lines(original)
+    preferred = next((t for t in terminators if t), "\n")
+    if terminators and not terminators[-1]:
+        # Every line ends with a terminator, also a formerly last line that moves inward.
+        terminators[-1] = preferred
+    joined = original if "\r" not in original else None  # then split on LF alone
+    replacements = compute_replacements(lines, path, chunks, legacy=False, joined=joined)
+    # With one terminator throughout (the common case), a run of untouched lines is copied with
+    # one C-level join; otherwise lines and terminators are interleaved at C level.
+    uniform = preferred if terminators.count(preferred) == len(terminators) else None
+    out: list[str] = []
+    pos = 0
+    for start, old_len, new in replacements:
+        if start > pos:
+            _copy_lines(out, lines, terminators, uniform, pos, start)
+            pos = start
+        if new:
+            out.append(preferred.join(new))
+            out.append(preferred)
+        pos = max(pos, start + old_len)
+    if pos < len(lines):
+        _copy_lines(out, lines, terminators, uniform, pos, len(lines))
+    return "".join(out)
+
+
+def _copy_lines(
+    out: list[str],
+    lines: list[str],
+    terminators: list[str],
+    uniform: str | None,
+    start: int,
+    end: int,
+) -> None:
+    """Append ``lines[start:end]``, each followed by its own terminator."""
+    if uniform is not None:
+        out.append(uniform.join(lines[start:end]))
+        out.append(uniform)
+    else:
+        out.extend(chain.from_iterable(zip(lines[start:end], terminators[start:end], strict=True)))

@@ -1,0 +1,232 @@
+"""Events of one apply_patch tool call and a recorder for a whole turn (spec 6.4, 6.5).
+
+The Codex events keep their names and JSON shapes (each object tagged by ``type``):
+``patch_apply_updated`` (streaming preview), ``patch_apply_begin``, ``patch_apply_end`` (with
+``status``) and ``turn_diff``. Ours, for what Codex shows in its UI rather than in events:
+``patch_safety_assessed``, ``apply_patch_approval_request``,
+``apply_patch_approval_decision``, ``transaction_recovered`` and
+``patch_content_warning``.
+
+The recorder keeps every event with a monotonic time offset (the clock is injectable so that
+tests need no sleeps) and notifies subscribers, which is how the widget follows a call live.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Final, TypeAlias
+
+#: FileChange end statuses (spec 6.4).
+STATUS_COMPLETED: Final = "completed"
+STATUS_FAILED: Final = "failed"
+STATUS_DECLINED: Final = "declined"
+
+JsonChanges: TypeAlias = dict[str, dict[str, Any]]
+
+
+class _Event:
+    """JSON of an event: ``type`` first, then every field (tuples as lists)."""
+
+    type: ClassVar[str]
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"type": self.type}
+        for item in fields(self):  # type: ignore[arg-type]
+            value = getattr(self, item.name)
+            data[item.name] = list(value) if isinstance(value, tuple) else value
+        return data
+
+
+@dataclass(frozen=True)
+class PatchApplyUpdated(_Event):
+    """Streaming preview: the planned changes so far, keyed by path as written."""
+
+    call_id: str
+    changes: JsonChanges
+
+    type: ClassVar[str] = "patch_apply_updated"
+
+
+@dataclass(frozen=True)
+class PatchSafetyAssessed(_Event):
+    """Ours: the safety decision (``auto-approve``, ``ask-user``, ``reject``) and its reason."""
+
+    call_id: str
+    decision: str
+    reason: str | None
+    sandboxed: bool
+
+    type: ClassVar[str] = "patch_safety_assessed"
+
+
+@dataclass(frozen=True)
+class PatchApplyBegin(_Event):
+    """FileChange begin: the verified change map, keyed by resolved absolute path."""
+
+    call_id: str
+    turn_id: str
+    auto_approved: bool
+    changes: JsonChanges
+
+    type: ClassVar[str] = "patch_apply_begin"
+
+
+@dataclass(frozen=True)
+class ApplyPatchApprovalRequest(_Event):
+    """Ours (Codex sends an approval request op): what the user is asked to approve."""
+
+    call_id: str
+    turn_id: str
+    environment_id: str | None
+    cwd: str
+    files: tuple[str, ...]
+    patch: str
+    changes: JsonChanges
+    reason: str | None = None
+    retry: bool = False
+
+    type: ClassVar[str] = "apply_patch_approval_request"
+
+
+@dataclass(frozen=True)
+class ApplyPatchApprovalDecision(_Event):
+    """Ours: the answer to an approval request."""
+
+    call_id: str
+    decision: str
+    retry: bool = False
+
+    type: ClassVar[str] = "apply_patch_approval_decision"
+
+
+@dataclass(frozen=True)
+class PatchApplyEnd(_Event):
+    """FileChange end: the same change map as begin, plus status and the attempt's output."""
+
+    call_id: str
+    turn_id: str
+    stdout: str
+    stderr: str
+    changes: JsonChanges
+    status: str
+
+    type: ClassVar[str] = "patch_apply_end"
+
+    @property
+    def success(self) -> bool:
+        return self.status == STATUS_COMPLETED
+
+    def to_json(self) -> dict[str, Any]:
+        data = super().to_json()
+        data["success"] = self.success
+        return data
+
+
+@dataclass(frozen=True)
+class TurnDiff(_Event):
+    """A snapshot of the whole turn's diff (never an increment); ``""`` clears the view."""
+
+    unified_diff: str
+
+    type: ClassVar[str] = "turn_diff"
+
+
+@dataclass(frozen=True)
+class PatchContentWarning(_Event):
+    """Ours: the content validator objected to the proposed content of ``path`` and the call
+    applies it anyway (``InvalidContent.WARN``, the reference behaviour)."""
+
+    call_id: str
+    path: str
+    message: str
+
+    type: ClassVar[str] = "patch_content_warning"
+
+
+@dataclass(frozen=True)
+class TransactionRecovered(_Event):
+    """Ours: before running, the call found the journal of an atomic call that did not finish
+    (its process was killed) in ``cwd`` and put the tree back as it was before that call.
+
+    ``restored``: files and symlinks put back; ``removed``: what that call had created (a
+    directory ends in ``/``); ``failures``: ``"PATH: reason"`` for what could not be restored
+    (the journal is then kept and the call does not run).
+    """
+
+    call_id: str
+    cwd: str
+    journal: str
+    interrupted_call_id: str | None
+    restored: tuple[str, ...]
+    removed: tuple[str, ...]
+    failures: tuple[str, ...]
+
+    type: ClassVar[str] = "transaction_recovered"
+
+
+Event: TypeAlias = (
+    PatchApplyUpdated
+    | PatchSafetyAssessed
+    | PatchContentWarning
+    | PatchApplyBegin
+    | ApplyPatchApprovalRequest
+    | ApplyPatchApprovalDecision
+    | PatchApplyEnd
+    | TurnDiff
+    | TransactionRecovered
+)
+
+
+@dataclass(frozen=True)
+class RecordedEvent:
+    """An event with its time offset (seconds since the recorder started)."""
+
+    time: float
+    event: Event
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.event.to_json(), "time": round(self.time, 6)}
+
+
+Clock = Callable[[], float]
+Subscriber = Callable[[RecordedEvent], None]
+
+
+@dataclass
+class EventRecorder:
+    """Keeps every event of a turn, in order, with monotonic time offsets."""
+
+    clock: Clock = time.monotonic
+    events: list[RecordedEvent] = field(default_factory=list)
+    subscribers: list[Subscriber] = field(default_factory=list)
+    start: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.start = self.clock()
+
+    def emit(self, event: Event) -> RecordedEvent:
+        recorded = RecordedEvent(self.clock() - self.start, event)
+        self.events.append(recorded)
+        for subscriber in list(self.subscribers):
+            subscriber(recorded)
+        return recorded
+
+    def subscribe(self, subscriber: Subscriber) -> Callable[[], None]:
+        """Call ``subscriber`` for every later event; returns a function that unsubscribes."""
+        self.subscribers.append(subscriber)
+
+        def unsubscribe() -> None:
+            if subscriber in self.subscribers:
+                self.subscribers.remove(subscriber)
+
+        return unsubscribe
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [e.to_json() for e in self.events]
+
+
+def changes_to_json(changes: Mapping[str, Any]) -> JsonChanges:
+    """A change map (values with ``to_json``) as protocol JSON."""
+    return {path: change.to_json() for path, change in changes.items()}

@@ -1,0 +1,119 @@
+"""The result of one call: :class:`CallResult` and the model-visible output text."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..apply.changes import AppliedPatchDelta, ApplyPatchAction
+from ..apply.explain import MatchExplanation
+from ..errors import ApplyPatchError
+from ..parse.model import ParsedPatch
+from ..text import format_io_error
+from .events import (
+    ApplyPatchApprovalRequest,
+    RecordedEvent,
+)
+from .options import (
+    COMPLETED,
+)
+from .safety import SafetyCheck
+from .sandbox import (
+    SandboxDenied,
+    SymlinkRefused,
+)
+
+
+def format_wall_time(seconds: float) -> str:
+    """Rust's formatting of a duration rounded to one decimal: ``0``, ``0.1``, ``2``."""
+    rounded = round(seconds, 1)
+    return str(int(rounded)) if rounded == int(rounded) else str(rounded)
+
+
+def model_output(exit_code: int, stdout: str, stderr: str, duration: float) -> str:
+    """The text the model receives for an attempt (spec 6.2)."""
+    return (
+        f"Exit code: {exit_code}\nWall time: {format_wall_time(duration)} seconds\n"
+        f"Output:\n{stdout}{stderr}"
+    )
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """Everything one call did; the Jupyter layer shows it, the ``turn`` command prints it.
+
+    ``stage`` is ``done`` for a completed call and otherwise the stage (of :data:`STAGES`) where
+    the call stopped: ``verifying`` for a verification error, ``waiting for approval`` for a
+    call that waits or was declined, ``applying`` for a failed application.
+    """
+
+    call_id: str
+    status: str
+    stage: str
+    output: str
+    stdout: str = ""
+    stderr: str = ""
+    events: tuple[RecordedEvent, ...] = ()
+    parsed: ParsedPatch | None = None
+    proposed: ApplyPatchAction | None = None
+    safety: SafetyCheck | None = None
+    delta: AppliedPatchDelta = field(default_factory=AppliedPatchDelta)
+    turn_diff: str | None = None
+    error: str | None = None
+    pending_request: ApplyPatchApprovalRequest | None = None
+    attempts: int = 0
+    cwd: str = ""
+    explanation: MatchExplanation | None = None
+    #: The shell form's ``cd`` directory, absolute (None without one): the patch's relative
+    #: paths resolve there, while ``cwd`` (the environment's) roots the sandbox.
+    workdir: str | None = None
+    #: The content validator's objections to content applied anyway (``InvalidContent.WARN``).
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.status == COMPLETED
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "call_id": self.call_id,
+            "status": self.status,
+            "stage": self.stage,
+            "output": self.output,
+            "stdout": self.stdout,
+            "stderr": self.stderr,
+            "error": self.error,
+            "safety": None if self.safety is None else self.safety.to_json(),
+            "proposed": None if self.proposed is None else self.proposed.to_json(),
+            "delta": self.delta.to_json(),
+            "turn_diff": self.turn_diff,
+            "attempts": self.attempts,
+            "cwd": self.cwd,
+            "workdir": self.workdir,
+            "explanation": None if self.explanation is None else self.explanation.to_json(),
+            "warnings": list(self.warnings),
+            "events": [e.to_json() for e in self.events],
+        }
+
+
+def _is_sandbox_denial(error: ApplyPatchError) -> bool:
+    cause = getattr(error, "cause", None)
+    return isinstance(cause, SandboxDenied)
+
+
+def _failure_detail(error: ApplyPatchError) -> str:
+    """The error of a failed attempt with its reason, for ``CallResult.error``.
+
+    The reference's write and delete errors name only the path (spec 5.3), and that text stays
+    the stderr; the detail adds why: the sandbox's denial (which path, which rule) or the OS
+    error, unless the text already says it.
+    """
+    text = str(error)
+    cause = getattr(error, "cause", None)
+    if isinstance(cause, SandboxDenied | SymlinkRefused):
+        reason = str(cause)
+    elif isinstance(cause, OSError):
+        reason = format_io_error(cause)
+    else:
+        return text
+    return text if reason in text else f"{text} ({reason})"
