@@ -757,7 +757,7 @@ def section_slow_verification(
 ) -> None:
     """(h), a context that no pass finds: ours (the whole pipeline: parse, verify, explain the
     failure; and the ``apply_patch`` command) beside the reference binary, in one run."""
-    from applypatch_ext.core.turn.options import ERROR
+    from applypatch_ext.core.turn.options import CallStatus
     from applypatch_ext.core.turn.turn import run_patch
 
     w = wl.slow_verification()
@@ -771,7 +771,7 @@ def section_slow_verification(
 
     def pipeline(w: wl.Workload, cwd: Path) -> str:
         result = run_patch(w.patch, str(cwd))
-        if result.status != ERROR or result.explanation is None:
+        if result.status != CallStatus.ERROR or result.explanation is None:
             raise RuntimeError(f"ours: expected a verification error, got {result.status}")
         explanation[:] = [result.explanation.summary]
         return (result.error or "").replace(f"{cwd}/", "")

@@ -30,7 +30,7 @@ from agents.editor import ApplyPatchOperation, ApplyPatchResult
 
 from ..core.agents.responses import field_of, operations_to_patch
 from ..core.turn.events import ApplyPatchApprovalRequest
-from ..core.turn.options import COMPLETED, Decision, PipelineOptions
+from ..core.turn.options import CallStatus, Decision, PipelineOptions
 from ..core.turn.result import CallResult
 from ..core.turn.safety import AskUser
 from ..core.turn.turn import Turn
@@ -184,6 +184,6 @@ class PipelineEditor:
 
 
 def _sdk_result(result: CallResult) -> ApplyPatchResult:
-    if result.status == COMPLETED:
+    if result.status == CallStatus.COMPLETED:
         return ApplyPatchResult(status="completed", output=result.output)
     return ApplyPatchResult(status="failed", output=result.output)

@@ -24,7 +24,7 @@ from ..core.apply.transaction import Transaction
 from ..core.apply.verify import DuplicatePaths
 from ..core.errors import ApplyPatchError
 from ..core.text import LineEndings
-from ..core.turn.options import Decision, PipelineOptions
+from ..core.turn.options import Decision, PipelineOptions, Stage
 from ..core.turn.policy import PermissionProfile
 from .display import (
     md_code,
@@ -457,7 +457,7 @@ class ApplyPatchMagics(Magics):
         state = {
             "call_id": "turn",
             "cwd": "" if turn is None else turn.cwd,
-            "stage": "done",
+            "stage": Stage.DONE,
             "status": "completed" if diff else "",
             "turn_diff": diff,
             "turn_diff_files": turn_diff_files_json(

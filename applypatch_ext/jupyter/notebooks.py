@@ -45,7 +45,7 @@ from ..core.apply.changes import (
     FileDelete,
 )
 from ..core.apply.diff import DiffTag, diff_ops, unified_diff
-from ..core.turn.options import AWAITING_APPROVAL, DECLINED, DRY_RUN, ERROR, REJECTED
+from ..core.turn.options import CallStatus
 from ..core.turn.result import CallResult
 from .display import _diff_html, _esc, md_code, md_fence, md_text
 
@@ -625,7 +625,13 @@ def _read_disk(path: str) -> str | None:
 
 
 #: Statuses of a call that wrote nothing: its proposal is still against the files as they are.
-_NOTHING_WRITTEN: Final = (ERROR, DRY_RUN, AWAITING_APPROVAL, DECLINED, REJECTED)
+_NOTHING_WRITTEN: Final = (
+    CallStatus.ERROR,
+    CallStatus.DRY_RUN,
+    CallStatus.AWAITING_APPROVAL,
+    CallStatus.DECLINED,
+    CallStatus.REJECTED,
+)
 
 
 def call_notebook_views(result: CallResult) -> dict[str, list[dict[str, Any]]]:

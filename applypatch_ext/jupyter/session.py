@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from typing import Any, Final
 
 from ..core.interrupts import CancellationToken
-from ..core.turn.options import AWAITING_APPROVAL, Decision, PipelineOptions
+from ..core.turn.options import CallStatus, Decision, PipelineOptions
 from ..core.turn.result import CallResult
 from ..core.turn.turn import ApplyPatchCall, Turn
 from ..core.turn.turn_diff import TurnDiffTracker
@@ -145,11 +145,11 @@ class PatchCallResult:
         ``decision`` is ``approve``, ``approve-for-session`` or ``decline``. Returns self,
         updated. Raises ``RuntimeError`` when the call is not waiting for approval.
         """
-        if self.status != AWAITING_APPROVAL or self._decide is None:
+        if self.status != CallStatus.AWAITING_APPROVAL or self._decide is None:
             raise RuntimeError(
                 f"call {self.call_id} is not waiting for approval: it ended {self.status} "
                 f"(stage {self._result.stage}); a decision can only answer a call whose status "
-                f"is {AWAITING_APPROVAL}"
+                f"is {CallStatus.AWAITING_APPROVAL}"
             )
         Decision(decision)  # a clear ValueError for a bad answer
         self._decide(decision)
@@ -305,7 +305,7 @@ class CallView:
         The resumed call runs under the same interrupt guard as a first run: a kernel interrupt
         while it writes cancels it between two files, and it ends ``cancelled``.
         """
-        if self.call.result is None or self.call.result.status != AWAITING_APPROVAL:
+        if self.call.result is None or self.call.result.status != CallStatus.AWAITING_APPROVAL:
             return
         try:
             parsed = Decision(decision)
@@ -326,7 +326,7 @@ class CallView:
             self.result = PatchCallResult(core, self.decide, self.call.turn.tracker)
         else:
             self.result._update(core)
-        if core.status != AWAITING_APPROVAL:
+        if core.status != CallStatus.AWAITING_APPROVAL:
             self._unsubscribe()
         widget = self.widget
         if widget is not None:

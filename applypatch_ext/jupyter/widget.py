@@ -15,18 +15,7 @@ import anywidget
 import traitlets
 
 from ..core.turn.events import ApplyPatchApprovalRequest, PatchApplyBegin, PatchSafetyAssessed
-from ..core.turn.options import (
-    AWAITING_APPROVAL,
-    CALL_STATUSES,
-    CANCELLED,
-    COMPLETED,
-    DECLINED,
-    DRY_RUN,
-    ERROR,
-    FAILED,
-    REJECTED,
-    STAGES,
-)
+from ..core.turn.options import CallStatus, Stage
 from ..core.turn.safety import AskUser, AutoApprove, Reject
 from .assets import asset_path
 from .display import render_html, render_plain
@@ -90,41 +79,48 @@ def call_vocabulary() -> dict[str, Any]:
 def _status_meanings() -> dict[str, dict[str, Any]]:
     statuses = {
         RUNNING: _meaning("running", "running", "progress", terminal=False, wrote=True),
-        COMPLETED: _meaning(COMPLETED, "ok", "changed", wrote=True, success=True),
-        FAILED: _meaning(FAILED, "bad", "committed-of-proposed", wrote=True),
-        DECLINED: _meaning(DECLINED, "bad", "nothing-written", wrote=True, user_declined=True),
-        REJECTED: _meaning(REJECTED, "bad", "error"),
-        ERROR: _meaning(ERROR, "bad", "error"),
-        CANCELLED: _meaning(CANCELLED, "bad", "committed-of-proposed", wrote=True),
-        AWAITING_APPROVAL: _meaning(
-            AWAITING_APPROVAL, "waiting", "approval", terminal=False, wrote=True
+        CallStatus.COMPLETED: _meaning(
+            CallStatus.COMPLETED, "ok", "changed", wrote=True, success=True
         ),
-        DRY_RUN: _meaning(DRY_RUN, "neutral", "verified-only", success=True, dry_run=True),
+        CallStatus.FAILED: _meaning(CallStatus.FAILED, "bad", "committed-of-proposed", wrote=True),
+        CallStatus.DECLINED: _meaning(
+            CallStatus.DECLINED, "bad", "nothing-written", wrote=True, user_declined=True
+        ),
+        CallStatus.REJECTED: _meaning(CallStatus.REJECTED, "bad", "error"),
+        CallStatus.ERROR: _meaning(CallStatus.ERROR, "bad", "error"),
+        CallStatus.CANCELLED: _meaning(
+            CallStatus.CANCELLED, "bad", "committed-of-proposed", wrote=True
+        ),
+        CallStatus.AWAITING_APPROVAL: _meaning(
+            CallStatus.AWAITING_APPROVAL, "waiting", "approval", terminal=False, wrote=True
+        ),
+        CallStatus.DRY_RUN: _meaning(
+            CallStatus.DRY_RUN, "neutral", "verified-only", success=True, dry_run=True
+        ),
     }
-    missing = set(CALL_STATUSES) - set(statuses)
+    missing = set(CallStatus) - set(statuses)
     if missing:  # a status added to the core without saying what it means
         raise ValueError(
             f"call_vocabulary() in {__name__} gives no meaning for the call status(es) "
-            f"{sorted(missing)}: add one per status of CALL_STATUSES {list(CALL_STATUSES)}"
+            f"{sorted(map(str, missing))}: add one per CallStatus {[str(s) for s in CallStatus]}"
         )
     return statuses
 
 
 def _stage_meanings() -> list[dict[str, Any]]:
     evidence = {
-        "safety": PatchSafetyAssessed.type,
-        "waiting for approval": ApplyPatchApprovalRequest.type,
-        "applying": PatchApplyBegin.type,
+        Stage.SAFETY: PatchSafetyAssessed.type,
+        Stage.WAITING_FOR_APPROVAL: ApplyPatchApprovalRequest.type,
+        Stage.APPLYING: PatchApplyBegin.type,
     }
-    strange = set(evidence) - set(STAGES)
-    if strange:  # a stage renamed in the core
-        raise ValueError(
-            f"call_vocabulary() in {__name__} names the unknown stage(s) {sorted(strange)}; "
-            f"the stages are {list(STAGES)}"
-        )
     return [
-        {"name": name, "label": name, "evidence": evidence.get(name), "writes": name == "applying"}
-        for name in STAGES
+        {
+            "name": name,
+            "label": name,
+            "evidence": evidence.get(name),
+            "writes": name == Stage.APPLYING,
+        }
+        for name in tuple(Stage)
     ]
 
 
@@ -162,7 +158,9 @@ class ApplyPatchWidget(anywidget.AnyWidget):
         False, help="True when patch_text was cut for display (never for application)."
     ).tag(**SHOWN)
     current_line = traitlets.Int(0, help="1-based line being streamed; 0 when done.").tag(sync=True)
-    stage = traitlets.Unicode("streaming", help="The current pipeline stage.").tag(**SHOWN)
+    stage = traitlets.Unicode(Stage.STREAMING.value, help="The current pipeline stage.").tag(
+        **SHOWN
+    )
 
     planned = traitlets.Dict(
         help="Planned changes from the latest PatchApplyUpdated event (path as written)."

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from applypatch_ext.core.apply.content_check import InvalidContent, check_proposed_content
-from applypatch_ext.core.turn.options import COMPLETED, DRY_RUN, ERROR, PipelineOptions
+from applypatch_ext.core.turn.options import CallStatus, PipelineOptions
 from applypatch_ext.core.turn.policy import PermissionProfile, SandboxPolicy
 from applypatch_ext.core.turn.turn import VERIFICATION_FAILED, Turn
 
@@ -52,7 +52,7 @@ def _forget() -> None:
 def test_a_refused_update_is_a_verification_error_and_writes_nothing(tmp_path: Path) -> None:
     (tmp_path / "data.json").write_text('{"a": 1}\n')
     result = Turn(str(tmp_path), options=options()).run(BREAK, "approve")
-    assert result.status == ERROR and result.stage == "verifying"
+    assert result.status == CallStatus.ERROR and result.stage == "verifying"
     where = tmp_path / "data.json"
     assert result.error == (
         f"the proposed content of {where} is invalid: not JSON: Expecting property name "
@@ -71,7 +71,7 @@ def test_a_refused_update_is_a_verification_error_and_writes_nothing(tmp_path: P
 def test_warn_applies_with_a_warning_in_the_result_and_the_events(tmp_path: Path) -> None:
     (tmp_path / "data.json").write_text('{"a": 1}\n')
     result = Turn(str(tmp_path), options=options(InvalidContent.WARN)).run(BREAK, "approve")
-    assert result.status == COMPLETED
+    assert result.status == CallStatus.COMPLETED
     assert (tmp_path / "data.json").read_text() == '{"a": 1,}\n'
     assert len(result.warnings) == 1 and "not JSON" in result.warnings[0]
     assert result.to_json()["warnings"] == list(result.warnings)
@@ -99,7 +99,7 @@ def test_adds_updates_and_move_destinations_are_checked_deletions_are_not(
         "*** Delete File: gone.json",
     )
     result = Turn(str(tmp_path), options=options()).run(text, "approve")
-    assert result.status == COMPLETED, result.output
+    assert result.status == CallStatus.COMPLETED, result.output
     assert seen == [
         (str(tmp_path / "new.json"), "[1, 2]\n"),
         (str(tmp_path / "moved.json"), '"x"\n'),
@@ -110,7 +110,7 @@ def test_a_move_onto_an_invalid_destination_is_refused(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("not json\n")
     text = patch("*** Update File: notes.txt", "*** Move to: notes.json", "@@", "-not json", "+no")
     result = Turn(str(tmp_path), options=options()).run(text, "approve")
-    assert result.status == ERROR
+    assert result.status == CallStatus.ERROR
     assert f"{tmp_path / 'notes.json'} is invalid: not JSON" in result.output
     assert (tmp_path / "notes.txt").read_text() == "not json\n"
     assert not (tmp_path / "notes.json").exists()
@@ -134,10 +134,10 @@ def test_a_dry_run_refuses_too(tmp_path: Path) -> None:
     turn = Turn(str(tmp_path), options=options())
     call = turn.call()
     call.push_delta(BREAK)
-    assert call.dry_run().status == ERROR
+    assert call.dry_run().status == CallStatus.ERROR
     ok = turn.call()
     ok.push_delta(patch("*** Update File: data.json", "@@", '-{"a": 1}', '+{"a": 2}'))
-    assert ok.dry_run().status == DRY_RUN
+    assert ok.dry_run().status == CallStatus.DRY_RUN
 
 
 def test_a_broken_validator_refuses_rather_than_lets_through(tmp_path: Path) -> None:
@@ -154,7 +154,7 @@ def test_a_broken_validator_refuses_rather_than_lets_through(tmp_path: Path) -> 
     ):
         turn = Turn(str(tmp_path), options=options().with_(content_validator=validator))
         result = turn.run(text, "approve")
-        assert result.status == ERROR and expected in (result.error or "")
+        assert result.status == CallStatus.ERROR and expected in (result.error or "")
         assert not (tmp_path / "a.txt").exists()
 
 
@@ -162,5 +162,5 @@ def test_without_a_validator_nothing_is_checked(tmp_path: Path) -> None:
     result = Turn(str(tmp_path), options=options().with_(content_validator=None)).run(
         patch("*** Add File: a.json", "+{"), "approve"
     )
-    assert result.status == COMPLETED and result.warnings == ()
+    assert result.status == CallStatus.COMPLETED and result.warnings == ()
     assert check_proposed_content(result.proposed, None) == ()  # type: ignore[arg-type]

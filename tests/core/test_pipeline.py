@@ -12,17 +12,7 @@ from applypatch_ext.core.apply.changes import AppliedAdd, AppliedPatchDelta, App
 from applypatch_ext.core.apply.fs import MemoryFilesystem
 from applypatch_ext.core.apply.transaction import Transaction
 from applypatch_ext.core.interrupts import CancellationToken
-from applypatch_ext.core.turn.options import (
-    AWAITING_APPROVAL,
-    CANCELLED,
-    COMPLETED,
-    DECLINED,
-    ERROR,
-    FAILED,
-    REJECTED,
-    Decision,
-    PipelineOptions,
-)
+from applypatch_ext.core.turn.options import CallStatus, Decision, PipelineOptions
 from applypatch_ext.core.turn.policy import ApprovalPolicy, PermissionProfile, SandboxPolicy
 from applypatch_ext.core.turn.result import format_wall_time
 from applypatch_ext.core.turn.turn import HookBlock, Turn
@@ -63,7 +53,7 @@ def files(fs: MemoryFilesystem) -> dict[str, Any]:
 def test_completed_call_emits_begin_end_and_turn_diff() -> None:
     turn, fs = make_turn({"a.txt": "one\n"})
     result = turn.run(patch("*** Update File: a.txt\n@@\n-one\n+uno"), Decision.APPROVE)
-    assert result.status == COMPLETED
+    assert result.status == CallStatus.COMPLETED
     assert types(result) == [
         "patch_apply_updated",
         "patch_safety_assessed",
@@ -94,7 +84,7 @@ def test_completed_call_emits_begin_end_and_turn_diff() -> None:
 def test_parse_error_has_no_begin_or_end() -> None:
     turn, fs = make_turn({"a.txt": "x\n"})
     result = turn.run("*** Begin Patch\n*** Frobnicate File: a.txt\n*** End Patch", "approve")
-    assert result.status == ERROR
+    assert result.status == CallStatus.ERROR
     assert result.output == (
         "apply_patch verification failed: invalid hunk at line 2, '*** Frobnicate File: a.txt' is "
         "not a valid hunk header. Valid hunk headers: '*** Add File: {path}', "
@@ -111,7 +101,7 @@ def test_verify_error_before_begin_even_when_the_first_hunk_would_apply() -> Non
     result = turn.run(
         patch("*** Add File: new.txt\n+n\n*** Update File: a.txt\n@@\n-missing\n+y"), "approve"
     )
-    assert result.status == ERROR
+    assert result.status == CallStatus.ERROR
     assert result.output == (
         f"apply_patch verification failed: Failed to find expected lines in {ROOT}/a.txt:\nmissing"
     )
@@ -122,7 +112,7 @@ def test_verify_error_before_begin_even_when_the_first_hunk_would_apply() -> Non
 def test_safety_reject_emits_no_begin_or_end() -> None:
     turn, fs = make_turn(approval_policy=ApprovalPolicy("never"))
     result = turn.run(patch("*** Add File: ../outside.txt\n+x"), "approve")
-    assert result.status == REJECTED
+    assert result.status == CallStatus.REJECTED
     assert result.output == (
         "patch rejected: writing outside of the project; rejected by user approval settings"
     )
@@ -134,13 +124,13 @@ def test_safety_reject_emits_no_begin_or_end() -> None:
 def test_empty_patch_is_rejected_by_safety() -> None:
     turn, _ = make_turn()
     result = turn.run("*** Begin Patch\n*** End Patch", "approve")
-    assert (result.status, result.output) == (REJECTED, "patch rejected: empty patch")
+    assert (result.status, result.output) == (CallStatus.REJECTED, "patch rejected: empty patch")
 
 
 def test_approval_declined() -> None:
     turn, fs = make_turn()
     result = turn.run(patch("*** Add File: ../outside.txt\n+x"), Decision.DECLINE)
-    assert result.status == DECLINED
+    assert result.status == CallStatus.DECLINED
     assert result.output == "patch rejected by user"
     assert types(result) == [
         "patch_apply_updated",
@@ -166,20 +156,20 @@ def test_awaiting_approval_then_resume() -> None:
     call = turn.call()
     call.push_delta(patch("*** Add File: ../outside.txt\n+x"))
     waiting = call.run()
-    assert waiting.status == AWAITING_APPROVAL
+    assert waiting.status == CallStatus.AWAITING_APPROVAL
     assert waiting.pending_request is not None
     assert waiting.pending_request.files == ("/outside.txt",)
     assert "/outside.txt" not in fs.tree()
     # a user approval: the sandboxed first attempt is denied, the retry is approved too
     done = call.resume("approve", approver="approve")
-    assert done.status == COMPLETED
+    assert done.status == CallStatus.COMPLETED
     assert fs.read_bytes("/outside.txt") == b"x\n"
 
 
 def test_approved_write_outside_the_roots_runs_in_the_sandbox_with_a_grant() -> None:
     turn, fs = make_turn()
     result = turn.run(patch("*** Add File: ../outside.txt\n+out"), Decision.APPROVE)
-    assert result.status == COMPLETED
+    assert result.status == CallStatus.COMPLETED
     assert types(result).count("apply_patch_approval_request") == 1
     assert result.attempts == 1
     assert result.delta == AppliedPatchDelta((AppliedAdd("/outside.txt", "out\n"),))
@@ -201,7 +191,7 @@ def test_sandbox_denial_and_retry(retry: str) -> None:
     requests = [e.event for e in result.events if e.event.type == "apply_patch_approval_request"]
     assert [r.retry for r in requests] == [True]  # type: ignore[union-attr]
     if retry == "approve":
-        assert result.status == COMPLETED
+        assert result.status == CallStatus.COMPLETED
         assert result.attempts == 2
         assert files(fs) == {"inside.txt": b"in\n", "keep.txt": b"K\n"}
         # both attempts are in the delta: the first wrote inside.txt before the denial
@@ -211,7 +201,7 @@ def test_sandbox_denial_and_retry(retry: str) -> None:
             f"{ROOT}/keep.txt",
         ]
     else:
-        assert result.status == FAILED
+        assert result.status == CallStatus.FAILED
         assert result.attempts == 1
         assert files(fs) == {"inside.txt": b"in\n", "keep.txt": b"k\n"}
         assert result.delta.changes == (AppliedAdd(f"{ROOT}/inside.txt", "in\n"),)
@@ -228,7 +218,7 @@ def test_an_approved_call_is_retried_without_asking_twice() -> None:
         {"keep.txt": "k\n"}, approval_policy=ApprovalPolicy("untrusted"), faults=("eperm:keep.txt",)
     )
     result = turn.run(patch("*** Update File: keep.txt\n@@\n-k\n+K"), Decision.APPROVE)
-    assert result.status == COMPLETED
+    assert result.status == CallStatus.COMPLETED
     assert types(result).count("apply_patch_approval_request") == 1
     assert result.attempts == 2
     assert files(fs) == {"keep.txt": b"K\n"}
@@ -251,7 +241,7 @@ def test_never_policy_does_not_retry_a_denial() -> None:
         {"a.txt": "a\n"}, approval_policy=ApprovalPolicy("never"), faults=("eperm:a.txt",)
     )
     result = turn.run(patch("*** Update File: a.txt\n@@\n-a\n+b"))
-    assert result.status == FAILED
+    assert result.status == CallStatus.FAILED
     assert "apply_patch_approval_request" not in types(result)
     assert files(fs) == {"a.txt": b"a\n"}
 
@@ -261,7 +251,7 @@ def test_runtime_failure_after_a_prefix_keeps_the_prefix() -> None:
     result = turn.run(
         patch("*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-b\n+B"), "approve"
     )
-    assert result.status == FAILED
+    assert result.status == CallStatus.FAILED
     assert result.stderr == f"Failed to write file {ROOT}/b.txt\n"
     assert result.output.startswith("Exit code: 1\n")
     assert result.delta == AppliedPatchDelta(
@@ -276,13 +266,17 @@ def test_runtime_failure_after_a_prefix_keeps_the_prefix() -> None:
 @pytest.mark.parametrize(
     ("body", "decision", "faults", "status", "stage"),
     [
-        pytest.param("*** Add File: a.txt\n+x", "approve", (), COMPLETED, "done", id="completed"),
-        pytest.param("*** Frob File: a.txt", "approve", (), ERROR, "parsing", id="parse-error"),
+        pytest.param(
+            "*** Add File: a.txt\n+x", "approve", (), CallStatus.COMPLETED, "done", id="completed"
+        ),
+        pytest.param(
+            "*** Frob File: a.txt", "approve", (), CallStatus.ERROR, "parsing", id="parse-error"
+        ),
         pytest.param(
             "*** Update File: a.txt\n@@\n-missing\n+y",
             "approve",
             (),
-            ERROR,
+            CallStatus.ERROR,
             "verifying",
             id="verify-error",
         ),
@@ -290,7 +284,7 @@ def test_runtime_failure_after_a_prefix_keeps_the_prefix() -> None:
             "*** Add File: ../o.txt\n+x",
             "decline",
             (),
-            DECLINED,
+            CallStatus.DECLINED,
             "waiting for approval",
             id="declined",
         ),
@@ -298,7 +292,7 @@ def test_runtime_failure_after_a_prefix_keeps_the_prefix() -> None:
             "*** Update File: a.txt\n@@\n-x\n+y",
             "approve",
             ("write:1",),
-            FAILED,
+            CallStatus.FAILED,
             "applying",
             id="apply-failed",
         ),
@@ -315,7 +309,7 @@ def test_the_stage_says_where_a_call_stopped(
 def test_write_n_counts_a_write_retried_in_a_new_directory_once() -> None:
     turn, fs = make_turn(faults=("write:2",))
     result = turn.run(patch("*** Add File: new/a.txt\n+a\n*** Add File: new/b.txt\n+b"), "approve")
-    assert result.status == FAILED
+    assert result.status == CallStatus.FAILED
     assert result.stderr == f"Failed to write file {ROOT}/new/b.txt\n"
     assert files(fs) == {"new": None, "new/a.txt": b"a\n"}
 
@@ -331,7 +325,7 @@ def test_atomic_transaction_rolls_back() -> None:
         ),
         "approve",
     )
-    assert result.status == FAILED
+    assert result.status == CallStatus.FAILED
     assert result.delta == AppliedPatchDelta()
     assert files(fs) == {"a.txt": b"a\n", "b.txt": b"b\n"}
 
@@ -339,7 +333,7 @@ def test_atomic_transaction_rolls_back() -> None:
 def test_content_drift_is_recomputed_and_reported_truthfully() -> None:
     turn, fs = make_turn({"a.txt": "one\ntwo\n"}, faults=("drift:a.txt",))
     result = turn.run(patch("*** Update File: a.txt\n@@\n-one\n+uno"), "approve")
-    assert result.status == COMPLETED
+    assert result.status == CallStatus.COMPLETED
     drifted = "one\ntwo\ndrifted: this line was added between verify and apply\n"
     assert result.delta.changes == (
         AppliedUpdate(f"{ROOT}/a.txt", None, drifted, None, drifted.replace("one", "uno")),
@@ -351,7 +345,7 @@ def test_content_drift_is_recomputed_and_reported_truthfully() -> None:
 def test_cancellation_leaves_a_begin_without_an_end() -> None:
     turn, fs = make_turn(faults=("cancel:2",))
     result = turn.run(patch("*** Add File: a.txt\n+a\n*** Add File: b.txt\n+b"), "approve")
-    assert result.status == CANCELLED
+    assert result.status == CallStatus.CANCELLED
     kinds = types(result)
     assert "patch_apply_begin" in kinds and "patch_apply_end" not in kinds
     assert result.delta == AppliedPatchDelta((AppliedAdd(f"{ROOT}/a.txt", "a\n"),))
@@ -364,7 +358,7 @@ def test_cancel_token_before_the_run() -> None:
     token = CancellationToken()
     token.cancel()
     result = turn.run(patch("*** Add File: a.txt\n+a"), "approve", cancel=token)
-    assert result.status == CANCELLED
+    assert result.status == CallStatus.CANCELLED
     assert files(fs) == {}
 
 
@@ -380,7 +374,7 @@ def test_fold_mode_reproduces_the_duplicate_path_gap() -> None:
     )
     result = turn.run(gap, "decline")
     # the safety check saw only {a.txt: Add}: auto-approved, the destination never shown
-    assert result.status == COMPLETED
+    assert result.status == CallStatus.COMPLETED
     assert "apply_patch_approval_request" not in types(result)
     begin = next(e.event for e in result.events if e.event.type == "patch_apply_begin")
     assert list(begin.changes) == [f"{ROOT}/a.txt"]  # type: ignore[union-attr]
@@ -388,7 +382,7 @@ def test_fold_mode_reproduces_the_duplicate_path_gap() -> None:
 
     turn2, fs2 = make_turn({"a.txt": "x\n"})
     rejected = turn2.run(gap, "approve")
-    assert rejected.status == ERROR
+    assert rejected.status == CallStatus.ERROR
     assert rejected.output == (
         f"apply_patch verification failed: invalid patch: multiple operations target {ROOT}/a.txt"
     )
@@ -407,7 +401,7 @@ def test_approve_for_session_skips_later_requests_for_the_same_paths() -> None:
     )
     first = turn.run(patch("*** Add File: a.txt\n+1"), "approve-for-session")
     second = turn.run(patch("*** Add File: a.txt\n+2"), "decline")
-    assert first.status == second.status == COMPLETED
+    assert first.status == second.status == CallStatus.COMPLETED
     assert "apply_patch_approval_request" not in types(second)
     assert files(fs) == {"a.txt": b"2\n"}
 
@@ -419,7 +413,7 @@ def test_hooks_block_rewrite_and_replace_output() -> None:
     )
     turn.post_tool_use = lambda result: f"post: {result.status}"
     blocked = turn.run(patch("*** Add File: blocked.txt\n+1"), "approve")
-    assert (blocked.status, blocked.output) == (REJECTED, "post: rejected")
+    assert (blocked.status, blocked.output) == (CallStatus.REJECTED, "post: rejected")
     rewritten = turn.run(patch("*** Add File: a.txt\n+1"), "approve")
     assert rewritten.output == "post: completed"
     assert files(fs) == {"a.txt": b"one\n"}
@@ -439,7 +433,7 @@ def test_environment_selection() -> None:
         filesystem=fs,
         options=PipelineOptions(sandbox=WORKSPACE),
     )
-    assert multi.run(text, "approve").status == COMPLETED
+    assert multi.run(text, "approve").status == CallStatus.COMPLETED
     assert fs.read_bytes("/r/a.txt") == b"x\n"
     unknown = multi.run(text.replace("remote", "mars"), "approve")
     assert unknown.output == "unknown turn environment id `mars`"
@@ -450,7 +444,7 @@ def test_shell_form_invocation_with_cd() -> None:
     fs.create_dirs(f"{ROOT}/sub")
     body = "cd sub && apply_patch <<'EOF'\n" + patch("*** Add File: a.txt\n+x") + "\nEOF\n"
     result = turn.run(body, "approve")
-    assert result.status == COMPLETED, result.output
+    assert result.status == CallStatus.COMPLETED, result.output
     assert fs.read_bytes(f"{ROOT}/sub/a.txt") == b"x\n"
 
 

@@ -19,7 +19,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from markdown_it import MarkdownIt
 
 from applypatch_ext.core.apply.content_check import InvalidContent
-from applypatch_ext.core.turn.options import COMPLETED, ERROR, PipelineOptions
+from applypatch_ext.core.turn.options import CallStatus, PipelineOptions
 from applypatch_ext.core.turn.policy import PermissionProfile, SandboxPolicy
 from applypatch_ext.core.turn.turn import VERIFICATION_FAILED, Turn
 from applypatch_ext.jupyter.notebooks import (
@@ -113,7 +113,7 @@ def test_a_changed_cell_shows_its_source_diff_and_the_rest_is_folded(project: Pa
     source = "".join(new["cells"][3]["source"])
     new["cells"][3]["source"] = source.replace("return 42", "return 43").splitlines(True)
     turn, result = apply(project, TOUR, new)
-    assert result.status == COMPLETED, result.output
+    assert result.status == CallStatus.COMPLETED, result.output
     assert load(project / TOUR) == new
     (view,) = delta_notebook_diffs(result.delta)
     assert view["ok"] and view["matched_by"] == "id" and view["path"] == str(project / TOUR)
@@ -148,7 +148,7 @@ def test_added_removed_and_moved_cells(project: Path) -> None:
     moved = new["cells"].pop(1)  # the old cell 1 goes to the end
     new["cells"].append(moved)
     _, result = apply(project, TOUR, new)
-    assert result.status == COMPLETED, result.output
+    assert result.status == CallStatus.COMPLETED, result.output
     (view,) = delta_notebook_diffs(result.delta)
     count = len(nb["cells"])
     # The old cell 1 left its place: the cells around it stay one unchanged run.
@@ -207,7 +207,7 @@ def test_outputs_only_changes(project: Path) -> None:
     ]
     new["cells"][code]["execution_count"] = 1
     _, result = apply(project, TOUR, new)
-    assert result.status == COMPLETED, result.output
+    assert result.status == CallStatus.COMPLETED, result.output
     (view,) = delta_notebook_diffs(result.delta)
     (cell,) = [e for e in view["cells"] if e["status"] != "unchanged"]
     assert cell["changes"] == ["outputs", "execution count"]
@@ -257,7 +257,7 @@ def test_an_added_and_a_deleted_notebook(project: Path) -> None:
     assert deleted["kind"] == "delete" and deleted["counts"]["removed"] == count
     turn = Turn(str(project), options=nb_options())
     result = turn.run("*** Begin Patch\n*** Delete File: 01_tour.ipynb\n*** End Patch", "approve")
-    assert result.status == COMPLETED
+    assert result.status == CallStatus.COMPLETED
     (view,) = delta_notebook_diffs(result.delta)
     assert view["kind"] == "delete" and view["summary"] == f"{count} removed cells"
 
@@ -274,7 +274,7 @@ def test_a_patch_that_breaks_the_json_is_refused_with_line_and_column(project: P
     )
     assert text != before
     _, result = apply(project, TOUR, text)
-    assert result.status == ERROR and result.stage == "verifying"
+    assert result.status == CallStatus.ERROR and result.stage == "verifying"
     line = next(i for i, row in enumerate(text.split("\n"), 1) if '"id": "cell-02"' in row)
     assert result.error == (
         f"the proposed content of {project / TOUR} is invalid: not valid JSON: Expecting ',' "
@@ -295,7 +295,7 @@ def test_valid_json_but_a_missing_cell_type_names_the_cell(project: Path) -> Non
     nb = load(project / TOUR)
     del nb["cells"][2]["cell_type"]
     _, result = apply(project, TOUR, nb)
-    assert result.status == ERROR
+    assert result.status == CallStatus.ERROR
     assert result.error == (
         f"the proposed content of {project / TOUR} is invalid: cell 2 (id 'cell-02', starting "
         "\"## Some files to work on\"): 'cell_type' is missing; every cell needs one: 'code', "
@@ -344,7 +344,7 @@ def test_a_moved_notebook_is_shown_at_its_new_path(project: Path) -> None:
     assert planned["path"] == str(project / "tour.ipynb")
     assert planned["moved_from"] == str(project / TOUR)
     result = turn.run(text, "approve")
-    assert result.status == COMPLETED, result.output
+    assert result.status == CallStatus.COMPLETED, result.output
     (view,) = delta_notebook_diffs(result.delta)
     assert view["moved_from"] == str(project / TOUR)
     assert view["cells"][0]["changes"] == ["id"]
@@ -390,7 +390,7 @@ def test_warn_applies_an_invalid_notebook_anyway(project: Path) -> None:
     nb = load(project / TOUR)
     del nb["cells"][2]["cell_type"]
     _, result = apply(project, TOUR, nb, mode=InvalidContent.WARN)
-    assert result.status == COMPLETED
+    assert result.status == CallStatus.COMPLETED
     assert load(project / TOUR) == nb
     assert "'cell_type' is missing" in result.warnings[0]
     assert any(e.event.type == "patch_content_warning" for e in result.events)
@@ -404,7 +404,7 @@ def test_a_notebook_with_crlf_endings(project: Path) -> None:
     new = copy.deepcopy(nb)
     new["cells"][0]["source"][0] = "# 01 · A tour, edited\n"
     _, result = apply(project, TOUR, new)
-    assert result.status == COMPLETED, result.output
+    assert result.status == CallStatus.COMPLETED, result.output
     written = (project / TOUR).read_bytes().decode()
     assert written == dumps(new).replace("\n", "\r\n")  # every line keeps its CRLF
     (view,) = delta_notebook_diffs(result.delta)
@@ -413,7 +413,7 @@ def test_a_notebook_with_crlf_endings(project: Path) -> None:
     # A broken CRLF notebook is refused like any other.
     broken = written.replace('"cell_type": "markdown",', '"cell_type": "markdown"', 1)
     _, refused = apply(project, TOUR, broken.replace("\r\n", "\n"))
-    assert refused.status == ERROR and "not valid JSON" in (refused.error or "")
+    assert refused.status == CallStatus.ERROR and "not valid JSON" in (refused.error or "")
 
 
 def test_other_files_are_not_checked() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from enum import StrEnum
 from pathlib import Path
 
 import pytest
@@ -12,16 +13,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
 from applypatch_ext.core.turn import events
-from applypatch_ext.core.turn.options import (
-    AWAITING_APPROVAL,
-    CALL_STATUSES,
-    COMPLETED,
-    DRY_RUN,
-    ERROR,
-    FAILED,
-    REJECTED,
-    STAGES,
-)
+from applypatch_ext.core.turn.options import CallStatus, Stage
 from applypatch_ext.core.turn.safety import AskUser, AutoApprove, Reject
 from applypatch_ext.core.turn.turn import RETRY_REASON
 from applypatch_ext.jupyter import widget as widget_module
@@ -88,7 +80,7 @@ def test_streaming_reaches_the_widget_piece_by_piece(run_magic: Magic, tmp_path:
 
     # stages were sent in pipeline order
     stages = [u["stage"] for u in updates if "stage" in u]
-    order = [STAGES.index(s) for s in stages]
+    order = [tuple(Stage).index(s) for s in stages]
     assert order == sorted(order), stages
     assert stages[-1] == "done"
 
@@ -131,7 +123,7 @@ def test_the_vocabulary_says_what_every_status_and_stage_means() -> None:
     assert vocabulary == call_vocabulary()
     statuses = vocabulary["statuses"]
     # every call status, and the empty status of a call still running
-    assert list(statuses) == ["", *CALL_STATUSES]
+    assert list(statuses) == ["", *tuple(CallStatus)]
     fields = {
         "label",
         "tone",
@@ -149,12 +141,22 @@ def test_the_vocabulary_says_what_every_status_and_stage_means() -> None:
     assert statuses[""]["label"] == "running"
     assert vocabulary["unknown"]["label"] == ""  # the front end shows such a status as itself
     # only these two can still change; the others are where a call ends
-    assert [s for s, m in statuses.items() if not m["terminal"]] == ["", AWAITING_APPROVAL]
-    assert {s for s, m in statuses.items() if m["success"]} == {COMPLETED, DRY_RUN}
+    assert [s for s, m in statuses.items() if not m["terminal"]] == [
+        "",
+        CallStatus.AWAITING_APPROVAL,
+    ]
+    assert {s for s, m in statuses.items() if m["success"]} == {
+        CallStatus.COMPLETED,
+        CallStatus.DRY_RUN,
+    }
     # nothing can have been written by a dry run or a call stopped before its begin event
-    assert {s for s, m in statuses.items() if not m["wrote"]} == {DRY_RUN, REJECTED, ERROR}
+    assert {s for s, m in statuses.items() if not m["wrote"]} == {
+        CallStatus.DRY_RUN,
+        CallStatus.REJECTED,
+        CallStatus.ERROR,
+    }
     stages = vocabulary["stages"]
-    assert [s["name"] for s in stages] == list(STAGES)
+    assert [s["name"] for s in stages] == list(Stage)
     assert all(s["label"] for s in stages)
     event_types = {
         cls.type for cls in vars(events).values() if isinstance(getattr(cls, "type", None), str)
@@ -175,12 +177,12 @@ def test_the_vocabulary_says_what_every_status_and_stage_means() -> None:
 
 def test_a_status_without_a_meaning_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     # the core gains a status nobody said the meaning of: the widget refuses to guess
-    monkeypatch.setattr(widget_module, "CALL_STATUSES", (*CALL_STATUSES, "paused"))
+    grown = StrEnum("CallStatus", {**{s.name: s.value for s in CallStatus}, "PAUSED": "paused"})
+    monkeypatch.setattr(widget_module, "CallStatus", grown)
     with pytest.raises(ValueError, match=r"no meaning for the call status\(es\) \['paused'\]"):
         call_vocabulary()
-    monkeypatch.setattr(widget_module, "STAGES", tuple(s for s in STAGES if s != "safety"))
-    with pytest.raises(ValueError, match=r"unknown stage\(s\) \['safety'\]"):
-        widget_module._stage_meanings()
+
+    # a renamed or removed stage is caught by the type checker: the widget names Stage members
 
 
 def test_every_trait_the_front_end_reads_is_synced() -> None:
@@ -200,25 +202,32 @@ def test_every_trait_the_front_end_reads_is_synced() -> None:
 
 def test_the_front_end_holds_no_status_or_stage_of_its_own() -> None:
     # also a trait, a stage state or a section ("error", "failed", "done", "safety"): not checked
-    names = (set(CALL_STATUSES) | set(STAGES)) - {ERROR, FAILED, "done", "safety"}
+    names = (set(CallStatus) | set(Stage)) - {
+        CallStatus.ERROR,
+        CallStatus.FAILED,
+        "done",
+        "safety",
+    }
     source = asset_path("widget.js").read_text()
     css = asset_path("widget.css").read_text()
     for name in sorted(names):
         assert f'"{name}"' not in source, f"widget.js spells {name!r}: read it from vocabulary"
-    for name in CALL_STATUSES:
+    for name in tuple(CallStatus):
         assert f"status-{name}" not in css, f"widget.css styles {name!r}: style its tone"
     for decision in (AutoApprove.decision, AskUser.decision, Reject.decision):
         assert f"safety-{decision}" not in css, f"widget.css styles {decision!r}: style its tone"
 
 
 def test_state_json_is_the_displayed_traits() -> None:
-    widget = ApplyPatchWidget(call_id="c1", status=COMPLETED, planned={"a": {"type": "add"}})
+    widget = ApplyPatchWidget(
+        call_id="c1", status=CallStatus.COMPLETED, planned={"a": {"type": "add"}}
+    )
     state = widget.state_json()
     tagged = ApplyPatchWidget.class_traits(sync=True, displayed=True)
     assert list(state) == widget.displayed_traits()
     assert set(state) == set(tagged)
     assert {"vocabulary", "current_line"}.isdisjoint(state)  # not what a static view shows
-    assert state["call_id"] == "c1" and state["status"] == COMPLETED
+    assert state["call_id"] == "c1" and state["status"] == CallStatus.COMPLETED
     assert state["planned"] == {"a": {"type": "add"}}
     # the order is the class's, as the static representations were written against
     assert list(state)[:3] == ["title", "call_id", "cwd"]

@@ -30,7 +30,7 @@ from IPython.testing.globalipapp import start_ipython
 from IPython.utils.capture import capture_output
 
 from applypatch_ext.core.turn.events import ApplyPatchApprovalRequest
-from applypatch_ext.core.turn.options import AWAITING_APPROVAL, Decision, PipelineOptions
+from applypatch_ext.core.turn.options import CallStatus, Decision, PipelineOptions
 from applypatch_ext.core.turn.turn import Turn
 from applypatch_ext.jupyter import magic as magic_module
 from applypatch_ext.jupyter.session import SESSION
@@ -169,7 +169,7 @@ def run_magic(cwd: Path, text: str, mode: str, options: Sequence[str]) -> Run:
             ip.run_cell_magic("apply_patch", line, text)
             result = ip.user_ns.pop("steer_result")
             (widget,) = _KeptWidget.made
-            while result.status == AWAITING_APPROVAL:
+            while result.status == CallStatus.AWAITING_APPROVAL:
                 pending.append(dict(widget.approval))
                 result.decide(answer_of(mode))
             assert widget.approval == {}

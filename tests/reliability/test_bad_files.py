@@ -42,7 +42,7 @@ from applypatch_ext.core.apply.runtime import apply_hunks
 from applypatch_ext.core.apply.standalone import apply_patch
 from applypatch_ext.core.apply.transaction import JournalingFilesystem, Transaction
 from applypatch_ext.core.parse.parser import parse_patch
-from applypatch_ext.core.turn.options import COMPLETED, ERROR, FAILED, PipelineOptions
+from applypatch_ext.core.turn.options import CallStatus, PipelineOptions
 from applypatch_ext.core.turn.policy import PermissionProfile, SandboxPolicy
 from applypatch_ext.core.turn.result import CallResult
 from applypatch_ext.core.turn.turn import Turn
@@ -109,7 +109,7 @@ def test_non_utf8_file(tmp_path: Path, data: bytes, reason: str) -> None:
     )
     assert Path(p).read_bytes() == data
     call = run_pipeline(root, LocalFilesystem(), update)
-    assert call.status == ERROR
+    assert call.status == CallStatus.ERROR
     assert (
         call.output
         == f"apply_patch verification failed: Failed to read file to update {p}: {reason}"
@@ -151,7 +151,7 @@ def test_file_above_the_reference_limit(tmp_path: Path) -> None:
     assert os.stat(p).st_size == MAX_READ_BYTES + 1
     # An Add overwrites it without reading it (the old text is unknown: inexact).
     call = run_pipeline(root, LocalFilesystem(), "*** Add File: big.txt\n+small")
-    assert call.status == COMPLETED
+    assert call.status == CallStatus.COMPLETED
     assert call.delta == AppliedPatchDelta((AppliedAdd(p, "small\n", None),), exact=False)
     assert Path(p).read_bytes() == b"small\n"
 
@@ -187,14 +187,14 @@ def test_fifo(tmp_path: Path, kind: str) -> None:
         )
         # The reference blocks here until a reader opens the FIFO; we fail at once.
         call = run_pipeline(root, fs, "*** Add File: f\n+x")
-        assert (call.status, call.stderr) == (FAILED, f"Failed to write file {p}\n")
+        assert (call.status, call.stderr) == (CallStatus.FAILED, f"Failed to write file {p}\n")
         assert not call.delta.exact
         assert is_fifo()
         # Atomic mode could not put a FIFO back, so it does not touch one.
         call = run_pipeline(
             root, fs, "*** Add File: new.txt\n+n\n*** Add File: f\n+x", Transaction.ATOMIC
         )
-        assert (call.status, call.stderr) == (FAILED, f"Failed to write file {p}\n")
+        assert (call.status, call.stderr) == (CallStatus.FAILED, f"Failed to write file {p}\n")
         assert call.error == (
             f"Failed to write file {p} (an atomic transaction cannot restore a special file at {p})"
         )
@@ -397,7 +397,7 @@ def test_permission_denied(restricted: Restricted, case: str) -> None:
     if case == "update-unreadable":
         assert call.output == "apply_patch verification failed: " + _fill(stderr, restricted)
     else:
-        assert call.status == FAILED
+        assert call.status == CallStatus.FAILED
         assert call.stderr == _fill(stderr, restricted) + "\n"
         assert call.error is not None and call.error.endswith("(Permission denied (os error 13))")
     assert restricted.tree() == before

@@ -27,15 +27,7 @@ import pytest
 from applypatch_ext.core.apply.fs import Filesystem, LocalFilesystem, MemoryFilesystem
 from applypatch_ext.core.apply.verify import DuplicatePaths
 from applypatch_ext.core.turn.events import ApplyPatchApprovalRequest
-from applypatch_ext.core.turn.options import (
-    COMPLETED,
-    DECLINED,
-    ERROR,
-    FAILED,
-    REJECTED,
-    Decision,
-    PipelineOptions,
-)
+from applypatch_ext.core.turn.options import CallStatus, Decision, PipelineOptions
 from applypatch_ext.core.turn.policy import ApprovalPolicy, PermissionProfile, SandboxPolicy
 from applypatch_ext.core.turn.result import CallResult
 from applypatch_ext.core.turn.safety import (
@@ -192,12 +184,17 @@ def check_refused(env: Env, name: str, result: CallResult, profile: PermissionPr
     """The status and the message fit the case; nothing was written where it may not be."""
     FIGURES["hostile patches run"] += 1
     hostile = HOSTILE[name]
-    assert result.status in (REJECTED, ERROR, FAILED, DECLINED), (result.status, result.output)
+    assert result.status in (
+        CallStatus.REJECTED,
+        CallStatus.ERROR,
+        CallStatus.FAILED,
+        CallStatus.DECLINED,
+    ), (result.status, result.output)
     message = result.error or ""
     assert message, result
-    if result.status == DECLINED:
+    if result.status == CallStatus.DECLINED:
         assert result.output == "patch rejected by user"
-    elif result.status == REJECTED:
+    elif result.status == CallStatus.REJECTED:
         reason = (
             PATCH_REJECTED_READ_ONLY_REASON
             if profile is PermissionProfile.READ_ONLY
@@ -205,7 +202,7 @@ def check_refused(env: Env, name: str, result: CallResult, profile: PermissionPr
         )
         assert result.output == f"patch rejected: {reason}"
         assert hostile.how != "error"
-    elif result.status == ERROR:
+    elif result.status == CallStatus.ERROR:
         assert result.output.startswith("apply_patch verification failed: ")
         assert hostile.how in ("error", "outside") or name == "fold-gap", message
     else:
@@ -240,7 +237,7 @@ def test_the_fold_gap_is_closed_by_the_sandbox_view(env: Env) -> None:
     """In fold mode safety never sees the move destination, yet the write is denied."""
     body = HOSTILE["fold-gap"].body
     result = env.run(body, PermissionProfile.WORKSPACE_WRITE, "approve", policy="never")
-    assert result.status == ERROR
+    assert result.status == CallStatus.ERROR
     assert result.error == f"invalid patch: multiple operations target {env.root}/a.txt"
     result = env.run(
         body,
@@ -249,7 +246,7 @@ def test_the_fold_gap_is_closed_by_the_sandbox_view(env: Env) -> None:
         policy="never",
         duplicates=DuplicatePaths.FOLD,
     )
-    assert result.status == FAILED
+    assert result.status == CallStatus.FAILED
     assert result.safety is not None and result.safety.decision == "auto-approve"
     assert result.stderr == f"Failed to write file {env.outside}/evil.txt\n"
     assert result.error == (
@@ -266,7 +263,7 @@ def test_messages_name_the_rule_and_the_resolved_path(env: Env) -> None:
         "approve",
         policy="never",
     )
-    assert result.status == FAILED
+    assert result.status == CallStatus.FAILED
     target = f"{env.outside}/target.txt"
     assert result.stderr == f"Failed to write file {env.root}/link_file.txt\n"
     assert result.error == (
@@ -279,7 +276,7 @@ def test_messages_name_the_rule_and_the_resolved_path(env: Env) -> None:
         PermissionProfile.WORKSPACE_WRITE,
         decline_everything,
     )
-    assert result.status == DECLINED
+    assert result.status == CallStatus.DECLINED
     assert result.error == "patch rejected by user"
 
 
@@ -289,18 +286,18 @@ def test_an_approval_grants_the_shown_path_not_where_a_symlink_leads(env: Env) -
     no-follow mode (spec 5.6) and refuses the link too. Nothing outside changes."""
     outside_before = env.tree(env.outside)
     result = env.run(HOSTILE["link-file-update"].body, PermissionProfile.READ_ONLY, "approve")
-    assert result.status == FAILED
+    assert result.status == CallStatus.FAILED
     assert result.attempts == 2
     assert "no-follow mode" in (result.error or "")
     assert env.tree(env.outside) == outside_before
     hook = env.run(HOSTILE["carve-out-git-hook"].body, PermissionProfile.WORKSPACE_WRITE, "approve")
-    assert hook.status == COMPLETED  # the user approved exactly that path
+    assert hook.status == CallStatus.COMPLETED  # the user approved exactly that path
 
 
 def test_removing_a_symlink_that_points_outside_only_removes_the_link(env: Env) -> None:
     before = env.tree(env.outside)
     result = env.run("*** Delete File: link_file.txt", PermissionProfile.WORKSPACE_WRITE, "approve")
-    assert result.status == COMPLETED
+    assert result.status == CallStatus.COMPLETED
     assert "link_file.txt" not in env.tree(env.root)
     assert env.tree(env.outside) == before
     assert not result.delta.exact  # a symlink was removed: the delta cannot describe it
@@ -318,7 +315,7 @@ def test_unconfined_profiles_keep_the_reference_behaviour(
     for name in ("dotdot-add", "link-dir-add", "link-file-update", "move-dest-absolute"):
         body = HOSTILE[name].body.replace("{out}", env.outside)
         result = env.run(body, profile, "approve", policy="never")
-        assert result.status == COMPLETED, (name, result.output)
+        assert result.status == CallStatus.COMPLETED, (name, result.output)
     outside = env.tree(env.outside)
     assert outside["evil.txt"] == b"evil\n"
     assert outside["target.txt"] == b"pwned\n"
@@ -338,7 +335,7 @@ def test_an_approved_escalation_retries_in_no_follow_mode(env: Env) -> None:
     # auto-approved (inside lexically), denied by the sandbox (the link leads out), the
     # escalation asked and approved: the unsandboxed retry still refuses the link (spec 5.6)
     assert [r.retry for r in requests] == [True]
-    assert result.status == FAILED
+    assert result.status == CallStatus.FAILED
     assert "no-follow mode" in (result.error or "")
     assert "evil.txt" not in env.tree(env.outside)
 
@@ -352,7 +349,7 @@ def test_a_hard_link_to_a_file_outside_is_written_through(tmp_path: Path) -> Non
         "approve",
         policy="never",
     )
-    assert result.status == COMPLETED
+    assert result.status == CallStatus.COMPLETED
     assert Path(env.outside, "target.txt").read_text() == "through the hard link\n"
 
 
@@ -381,7 +378,7 @@ def test_a_symlink_swapped_in_after_the_check_is_followed(tmp_path: Path) -> Non
         "approve",
         policy="never",
     )
-    assert result.status == COMPLETED
+    assert result.status == CallStatus.COMPLETED
     assert Path(env.outside, "raced.txt").read_text() == "raced\n"
 
 
@@ -393,7 +390,7 @@ def test_reads_are_not_confined_and_show_in_the_proposed_map(env: Env) -> None:
         "approve",
         policy="never",
     )
-    assert result.status == REJECTED
+    assert result.status == CallStatus.REJECTED
     assert result.proposed is not None
     assert result.proposed.to_json() == {
         f"{env.outside}/target.txt": {"type": "delete", "content": "outside target\n"}

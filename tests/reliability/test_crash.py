@@ -30,7 +30,7 @@ import pytest
 from applypatch_ext.core.apply.fs import LocalFilesystem
 from applypatch_ext.core.apply.journal import journal_dir, journal_path
 from applypatch_ext.core.apply.transaction import Transaction
-from applypatch_ext.core.turn.options import COMPLETED, FAILED, PipelineOptions
+from applypatch_ext.core.turn.options import CallStatus, PipelineOptions
 from applypatch_ext.core.turn.turn import Turn
 
 from ..trees import snapshot_dir_with_modes
@@ -181,7 +181,7 @@ def test_signal_from_outside_then_the_next_call_recovers_by_itself(
     second = Turn(str(root), options=ATOMIC).run(
         "*** Begin Patch\n*** Add File: other.txt\n+x\n*** End Patch\n", "approve"
     )
-    assert second.status == FAILED
+    assert second.status == CallStatus.FAILED
     assert "an atomic apply_patch call is still running in" in (second.error or "")
     assert not (root / "other.txt").exists()
     os.kill(proc.pid, sig)
@@ -228,7 +228,7 @@ def test_the_library_turn_recovers_first_and_says_what_it_restored(tmp_path: Pat
         "*** Begin Patch\n*** Update File: keep/untouched.txt\n@@\n-stays\n+x\n*** End Patch\n",
         "approve",
     )
-    assert result.status == COMPLETED, result.output
+    assert result.status == CallStatus.COMPLETED, result.output
     kinds = [e.event.type for e in result.events if e.event.type != "patch_apply_updated"]
     assert kinds[:2] == ["transaction_recovered", "patch_safety_assessed"]
     event = next(e.event for e in result.events if e.event.type == "transaction_recovered")
@@ -348,12 +348,12 @@ def test_rollback_restores_modes_and_an_update_keeps_its_mode(tmp_path: Path) ->
     patch = build_tree(root, 12)
     before = snapshot(root)
     failed = Turn(str(root), options=ATOMIC.with_(faults=("write:tool.sh",))).run(patch, "approve")
-    assert failed.status == FAILED
+    assert failed.status == CallStatus.FAILED
     assert snapshot(root) == before  # run.sh, deleted before the failure, is back as 0755
     assert before["run.sh"][1] == 0o755
 
     done = Turn(str(root), options=ATOMIC).run(patch, "approve")
-    assert done.status == COMPLETED, done.output
+    assert done.status == CallStatus.COMPLETED, done.output
     after = snapshot(root)
     assert after["tool.sh"] == (b"#!/bin/sh\necho new\n", 0o755)
     assert after["secret.txt"] == (b"still private\n", 0o600)
@@ -388,7 +388,7 @@ def test_the_default_mode_writes_no_journal(tmp_path: Path) -> None:
     root = tmp_path / "tree"
     patch = build_tree(root, 12)
     result = Turn(str(root)).run(patch, "approve")
-    assert result.status == COMPLETED, result.output
+    assert result.status == CallStatus.COMPLETED, result.output
     assert not os.path.exists(journal_path(str(root)))
     assert not os.path.exists(journal_path(str(root))[: -len(".journal")] + ".lock")
 

@@ -19,7 +19,7 @@ import pytest
 from applypatch_ext import apply_patch
 from applypatch_ext.core.apply.fs import PATH_MAX, LocalFilesystem, real_path
 from applypatch_ext.core.apply.transaction import Transaction
-from applypatch_ext.core.turn.options import COMPLETED, FAILED, PipelineOptions
+from applypatch_ext.core.turn.options import CallStatus, PipelineOptions
 from applypatch_ext.core.turn.turn import Turn
 
 from ._reference import ours, reference_binary, run_tool
@@ -93,7 +93,7 @@ def test_pipeline_completes_with_an_end_event_and_a_turn_diff(
 ) -> None:
     turn = Turn(str(work), options=PipelineOptions(transaction=transaction))
     result = turn.run(ADD, "approve")
-    assert result.status == COMPLETED, result.error
+    assert result.status == CallStatus.COMPLETED, result.error
     types = [e.event.type for e in result.events]
     assert types.count("patch_apply_begin") == types.count("patch_apply_end") == 1
     assert [(c.type, c.path) for c in result.delta.changes] == [("add", f"{work}/{DEEP}/f.txt")]
@@ -108,7 +108,7 @@ def test_atomic_rollback_removes_the_deep_directories(work: Path) -> None:
         "*** End Patch\n"
     )
     result = turn.run(patch, "approve", options=turn.options.with_(faults=("write:2",)))
-    assert result.status == FAILED
+    assert result.status == CallStatus.FAILED
     assert list(work.iterdir()) == []
 
 
@@ -126,5 +126,5 @@ def test_sandbox_resolves_a_chain_of_1200_symlinks(work: Path) -> None:
     # The kernel stops following after 40 links (ELOOP): the write fails cleanly, with an end.
     types = [e.event.type for e in result.events]
     assert types.count("patch_apply_begin") == types.count("patch_apply_end") == 1
-    assert result.status == FAILED
+    assert result.status == CallStatus.FAILED
     assert "Failed to write file" in result.stderr

@@ -35,7 +35,7 @@ from applypatch_ext.core.apply.fs import Filesystem, LocalFilesystem, MemoryFile
 from applypatch_ext.core.apply.transaction import Transaction
 from applypatch_ext.core.turn.events import ApplyPatchApprovalRequest
 from applypatch_ext.core.turn.faults import DRIFT_LINE
-from applypatch_ext.core.turn.options import COMPLETED, FAILED, Decision, PipelineOptions
+from applypatch_ext.core.turn.options import CallStatus, Decision, PipelineOptions
 from applypatch_ext.core.turn.policy import ApprovalPolicy, PermissionProfile, SandboxPolicy
 from applypatch_ext.core.turn.result import CallResult
 from applypatch_ext.core.turn.turn import Turn
@@ -123,7 +123,7 @@ def test_a_change_elsewhere_is_kept_and_the_diff_starts_from_it(kind: str, tmp_p
     env = Env(kind, tmp_path, {"a.txt": "one\ntwo\nthree\n"})
     drifted = "one\ntwo\nthree\nfour, added meanwhile\n"
     result = env.run("*** Update File: a.txt\n@@\n-one\n+uno", lambda e: e.write("a.txt", drifted))
-    assert result.status == COMPLETED
+    assert result.status == CallStatus.COMPLETED
     final = drifted.replace("one", "uno")
     assert env.read("a.txt") == final
     assert result.delta == AppliedPatchDelta(
@@ -150,7 +150,7 @@ def test_a_change_to_the_expected_lines_fails_that_hunk_only(kind: str, tmp_path
         "*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-beta\n+BETA",
         lambda e: e.write("b.txt", "gamma\n"),
     )
-    assert result.status == FAILED
+    assert result.status == CallStatus.FAILED
     assert result.stderr == f"Failed to find expected lines in {env.p('b.txt')}:\nbeta\n"
     assert env.tree() == {"a.txt": b"A\n", "b.txt": b"gamma\n"}
     assert result.delta == AppliedPatchDelta(
@@ -163,7 +163,7 @@ def test_a_change_to_the_expected_lines_fails_that_hunk_only(kind: str, tmp_path
 def test_a_file_removed_meanwhile_fails_with_the_reference_text(kind: str, tmp_path: Path) -> None:
     env = Env(kind, tmp_path, {"a.txt": "a\n"})
     result = env.run("*** Update File: a.txt\n@@\n-a\n+A", lambda e: e.fs.remove_file(e.p("a.txt")))
-    assert result.status == FAILED
+    assert result.status == CallStatus.FAILED
     assert result.stderr == (
         f"Failed to read file to update {env.p('a.txt')}: No such file or directory (os error 2)\n"
     )
@@ -184,7 +184,7 @@ def test_delete_add_and_move_record_the_texts_really_replaced(kind: str, tmp_pat
         "*** Update File: m.txt\n*** Move to: dest.txt\n@@\n-m\n+M",
         drift,
     )
-    assert result.status == COMPLETED
+    assert result.status == CallStatus.COMPLETED
     assert result.delta == AppliedPatchDelta(
         (
             AppliedDelete(env.p("del.txt"), "edited meanwhile\n"),
@@ -211,7 +211,7 @@ def test_atomic_mode_keeps_the_drifted_tree_whole(kind: str, tmp_path: Path) -> 
         lambda e: e.write("b.txt", "gamma\n"),
         transaction=Transaction.ATOMIC,
     )
-    assert result.status == FAILED
+    assert result.status == CallStatus.FAILED
     assert env.tree() == {"a.txt": b"a\n", "b.txt": b"gamma\n"}
     assert result.delta == AppliedPatchDelta() and result.turn_diff is None
     check_events(result)
@@ -228,7 +228,7 @@ def test_the_drift_fault_on_a_path_verification_does_not_read(kind: str, tmp_pat
     result = Turn(env.root, options=options, filesystem=env.fs).run(
         "*** Begin Patch\n*** Add File: b.txt\n+new b\n*** End Patch", "approve"
     )
-    assert result.status == COMPLETED
+    assert result.status == CallStatus.COMPLETED
     drifted = "bee\n" + DRIFT_LINE
     assert result.delta.changes == (AppliedAdd(env.p("b.txt"), "new b\n", drifted),)
     assert result.turn_diff is not None and index_line(drifted, "new b\n") in result.turn_diff

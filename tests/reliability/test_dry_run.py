@@ -14,7 +14,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from applypatch_ext.core.turn.faults import DRIFT_LINE
-from applypatch_ext.core.turn.options import DRY_RUN, PipelineOptions
+from applypatch_ext.core.turn.options import CallStatus, PipelineOptions
 from applypatch_ext.core.turn.turn import Turn
 
 from ._ipython import ipython  # noqa: F401 - the fixture
@@ -60,7 +60,7 @@ def test_library_dry_run_writes_nothing_whatever_the_fault(tmp_path: Path, fault
     call = turn.call()
     call.push_delta(PATCH)
     result = call.dry_run()
-    assert result.status == DRY_RUN, result.error
+    assert result.status == CallStatus.DRY_RUN, result.error
     assert disk_tree(str(tmp_path)) == before
     assert result.delta.is_empty()
     assert sorted(result.proposed.changes) == sorted(  # type: ignore[union-attr]
@@ -73,7 +73,7 @@ def test_library_dry_run_with_every_fault_at_once(tmp_path: Path) -> None:
     turn = Turn(str(tmp_path), options=PipelineOptions(faults=FAULTS))
     call = turn.call()
     call.push_delta(PATCH)
-    assert call.dry_run().status == DRY_RUN
+    assert call.dry_run().status == CallStatus.DRY_RUN
     assert disk_tree(str(tmp_path)) == before
     # The same options without --dry-run do fire (the faults are real).
     applied = Turn(str(tmp_path), options=PipelineOptions(faults=("drift:a.txt",))).run(
@@ -92,6 +92,6 @@ def test_magic_dry_run_writes_nothing(
     make_tree(tmp_path)
     before = digest(tmp_path)
     ipython.run_cell_magic("apply_patch", f"r --dry-run --no-widget --fault {fault}", PATCH)
-    assert ipython.user_ns["r"].status == DRY_RUN
+    assert ipython.user_ns["r"].status == CallStatus.DRY_RUN
     assert digest(tmp_path) == before
     assert "drifted" not in (tmp_path / "a.txt").read_text()

@@ -49,7 +49,7 @@ from applypatch_ext.core.apply.verify import DuplicatePaths
 from applypatch_ext.core.parse.model import UpdateFile
 from applypatch_ext.core.parse.parser import parse_patch
 from applypatch_ext.core.turn.faults import DRIFT_LINE, FAULT_KINDS
-from applypatch_ext.core.turn.options import CANCELLED, COMPLETED, FAILED, PipelineOptions
+from applypatch_ext.core.turn.options import CallStatus, PipelineOptions
 from applypatch_ext.core.turn.policy import PermissionProfile, SandboxPolicy
 from applypatch_ext.core.turn.result import CallResult
 from applypatch_ext.core.turn.turn import Turn
@@ -308,19 +308,22 @@ def run_case(ws: Workspace, case: Case) -> CallResult:
         FIGURES["fault sweep inexact deltas"] += 1
 
     # The event stream tells the status.
-    assert result.status in (COMPLETED, FAILED, CANCELLED), (result.status, result.output)
+    assert result.status in (CallStatus.COMPLETED, CallStatus.FAILED, CallStatus.CANCELLED), (
+        result.status,
+        result.output,
+    )
     assert kinds.count("patch_apply_begin") == 1
-    if result.status == CANCELLED:
+    if result.status == CallStatus.CANCELLED:
         assert "patch_apply_end" not in kinds
         assert any(f.startswith("cancel:") for f in case.faults)
     else:
         assert kinds.count("patch_apply_end") == 1
         end = next(e.event for e in result.events if e.event.type == "patch_apply_end")
         assert end.to_json()["status"] == result.status
-    if result.status == COMPLETED:
+    if result.status == CallStatus.COMPLETED:
         assert result.stderr == ""
 
-    if case.transaction is Transaction.ATOMIC and result.status != COMPLETED:
+    if case.transaction is Transaction.ATOMIC and result.status != CallStatus.COMPLETED:
         assert after == before, "atomic: the tree must be byte-identical to before"
         assert delta == AppliedPatchDelta()
         assert result.turn_diff is None
@@ -383,7 +386,7 @@ def operation_count(patch_name: str) -> int:
     fs = Counting(ws.base, b"")
     options = PipelineOptions(sandbox=WORKSPACE, duplicates=DuplicatePaths.FOLD)
     result = Turn(ws.root, options=options, filesystem=fs).run(ALL_PATCHES[patch_name], "approve")
-    assert result.status == COMPLETED, result.output
+    assert result.status == CallStatus.COMPLETED, result.output
     return Counting.count
 
 
@@ -426,7 +429,7 @@ def test_the_patches_apply_cleanly_on_both_filesystems(tmp_path: Path) -> None:
         scratch.mkdir()
         ws = Workspace(kind, scratch, links=name in LINK_PATCHES)
         result = run_case(ws, Case(name, Transaction.NONE, ()))
-        assert result.status == COMPLETED, result.output
+        assert result.status == CallStatus.COMPLETED, result.output
         assert result.delta.exact == (name not in LINK_PATCHES)
 
 
@@ -464,7 +467,7 @@ def test_cancellation_at_every_operation_index_keeps_a_truthful_prefix() -> None
     for index in range(1, total + 2):
         ws = Workspace("memory", None)
         result = run_case(ws, Case(name, Transaction.NONE, (f"cancel:{index}",)))
-        assert result.status == (CANCELLED if index <= total else COMPLETED)
+        assert result.status == (CallStatus.CANCELLED if index <= total else CallStatus.COMPLETED)
         previous.append(len(result.delta.changes))
     assert previous == sorted(previous)
     assert previous[0] == 0
@@ -504,5 +507,5 @@ def test_atomic_mode_rolls_back_when_anything_escapes(exc: BaseException) -> Non
         except type(exc):
             assert ws.tree() == before, at
             continue
-        assert result.status == COMPLETED and at > 3  # past the last write
+        assert result.status == CallStatus.COMPLETED and at > 3  # past the last write
         break

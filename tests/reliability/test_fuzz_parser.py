@@ -52,7 +52,7 @@ from applypatch_ext.core.parse.model import (
 from applypatch_ext.core.parse.parser import canonical_patch_lines, parse_patch
 from applypatch_ext.core.parse.streaming import StreamingPatchParser
 from applypatch_ext.core.turn.events import ApplyPatchApprovalRequest
-from applypatch_ext.core.turn.options import CALL_STATUSES, Decision, PipelineOptions
+from applypatch_ext.core.turn.options import CallStatus, Decision, PipelineOptions
 from applypatch_ext.core.turn.policy import PermissionProfile, SandboxPolicy
 from applypatch_ext.core.turn.preview import ApplyPatchArgumentDiffConsumer
 from applypatch_ext.core.turn.turn import Turn
@@ -365,7 +365,7 @@ def run_everything(scenario: Scenario, text: str, *, on_disk: bool = False) -> N
         )
     )
     call = Turn(ROOT, options=options, filesystem=fs, clock=Clock()).run(text, "approve")
-    assert call.status in CALL_STATUSES
+    assert call.status in tuple(CallStatus)
     FIGURES["mutants run through apply_patch and the pipeline"] += 1
     if on_disk:
         with tempfile.TemporaryDirectory() as scratch:
@@ -373,7 +373,7 @@ def run_everything(scenario: Scenario, text: str, *, on_disk: bool = False) -> N
             copy_tree(scenario.input, Path(root))
             turn = Turn(root, options=options, filesystem=LocalFilesystem(), clock=Clock())
             call = turn.run(text, decline_escalation)
-            assert call.status in CALL_STATUSES
+            assert call.status in tuple(CallStatus)
             assert sorted(os.listdir(scratch)) == ["root"]
         FIGURES["mutants run through the pipeline on disk"] += 1
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from applypatch_ext.core.turn.options import COMPLETED, FAILED, REJECTED, PipelineOptions
+from applypatch_ext.core.turn.options import CallStatus, PipelineOptions
 from applypatch_ext.core.turn.turn import HookBlock, Turn
 
 ADD = (
@@ -37,7 +37,7 @@ def test_a_raising_post_hook_becomes_a_failed_result_with_the_writes(tmp_path: P
     call.push_delta(ADD)
     result = call.run("approve")  # no exception escapes
     assert call.result is result
-    assert result.status == FAILED
+    assert result.status == CallStatus.FAILED
     message = (
         "post-tool-use hook failed after the call ran: "
         "AuditLogDown: audit log unreachable: connection refused"
@@ -60,7 +60,7 @@ def test_a_raising_post_hook_becomes_a_failed_result_with_the_writes(tmp_path: P
 def test_a_raising_post_hook_on_a_failed_call_keeps_the_call_error(tmp_path: Path) -> None:
     turn = Turn(str(tmp_path), post_tool_use=unreachable)
     result = turn.run(ADD, "approve")  # b.txt is missing: verification fails
-    assert result.status == FAILED
+    assert result.status == CallStatus.FAILED
     assert result.error is not None
     assert result.error.startswith("post-tool-use hook failed after the call ran: AuditLogDown")
     assert "(the call had ended error: Failed to read file to update" in result.error
@@ -79,7 +79,7 @@ def test_a_raising_post_hook_after_a_resumed_approval(tmp_path: Path) -> None:
     assert call.run().status == "awaiting-approval"
     result = call.resume("approve")
     assert call.result is result
-    assert result.status == FAILED and "AuditLogDown" in (result.error or "")
+    assert result.status == CallStatus.FAILED and "AuditLogDown" in (result.error or "")
     assert (outside / "x.txt").read_text() == "x\n"
     assert [c.path for c in result.delta.changes] == [f"{outside}/x.txt"]
 
@@ -96,11 +96,11 @@ def test_a_raising_pre_hook_fails_the_call_and_writes_nothing(tmp_path: Path) ->
     result = call.run("approve")
     assert call.result is result
     message = "pre-tool-use hook failed, nothing was written: KeyError: 'policy'"
-    assert (result.status, result.output, result.error) == (FAILED, message, message)
+    assert (result.status, result.output, result.error) == (CallStatus.FAILED, message, message)
     assert result.delta.is_empty()
     assert list(tmp_path.iterdir()) == []
     assert [e.event.type for e in result.events] == ["patch_apply_updated"]
-    assert seen == [FAILED]  # the post hook still sees the outcome
+    assert seen == [CallStatus.FAILED]  # the post hook still sees the outcome
 
 
 @pytest.mark.parametrize(
@@ -127,7 +127,7 @@ def test_a_hook_returning_nonsense_fails_the_call_clearly(
         post_tool_use=(lambda result: 42) if hook == "post" else None,  # type: ignore[arg-type, return-value]
     )
     result = turn.run("*** Begin Patch\n*** Add File: a.txt\n+a\n*** End Patch\n", "approve")
-    assert (result.status, result.error) == (FAILED, expected)
+    assert (result.status, result.error) == (CallStatus.FAILED, expected)
     assert (tmp_path / "a.txt").exists() is (hook == "post")
 
 
@@ -138,6 +138,6 @@ def test_working_hooks_are_unchanged(tmp_path: Path) -> None:
         post_tool_use=lambda result: None,
     )
     blocked = turn.run(ADD, "approve")
-    assert (blocked.status, blocked.output) == (REJECTED, "blocked by hook: frozen")
+    assert (blocked.status, blocked.output) == (CallStatus.REJECTED, "blocked by hook: frozen")
     fine = turn.run("*** Begin Patch\n*** Add File: a.txt\n+a\n*** End Patch\n", "approve")
-    assert fine.status == COMPLETED
+    assert fine.status == CallStatus.COMPLETED

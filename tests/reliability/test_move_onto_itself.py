@@ -19,7 +19,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from applypatch_ext import apply_patch
 from applypatch_ext.core.apply.changes import AppliedDelete, AppliedUpdate
-from applypatch_ext.core.turn.options import ERROR
+from applypatch_ext.core.turn.options import CallStatus
 from applypatch_ext.core.turn.turn import Turn
 from applypatch_ext.core.turn.turn_diff import TurnDiffTracker
 
@@ -51,7 +51,7 @@ def test_the_pipeline_refuses_it_at_verification(tmp_path: Path, dest: str) -> N
     (tmp_path / "a.txt").write_text("one\n")
     turn = Turn(str(tmp_path))
     result = turn.run(self_move(dest), "approve")
-    assert result.status == ERROR
+    assert result.status == CallStatus.ERROR
     assert result.stage == "verifying"
     assert result.error == refusal(tmp_path, dest)
     assert result.output == "apply_patch verification failed: " + refusal(tmp_path, dest)
@@ -67,7 +67,7 @@ def test_a_symlink_back_to_the_source_is_refused_too(tmp_path: Path) -> None:
     (tmp_path / "link.txt").symlink_to("a.txt")
     result = Turn(str(tmp_path)).run(self_move("link.txt"), "approve")
     where = f"{tmp_path}/link.txt, which resolves to {tmp_path}/a.txt"
-    assert (result.status, result.error) == (ERROR, refusal(tmp_path, "link.txt", where))
+    assert (result.status, result.error) == (CallStatus.ERROR, refusal(tmp_path, "link.txt", where))
     assert (tmp_path / "a.txt").read_text() == "one\n"
 
 
@@ -91,7 +91,7 @@ def test_the_turn_command_refuses_it(tmp_path: Path) -> None:
     assert proc.returncode == 1, proc.stderr
     lines = [json.loads(line) for line in proc.stdout.splitlines()]
     (call,) = [line for line in lines if line["type"] == "call_result"]
-    assert call["status"] == ERROR
+    assert call["status"] == CallStatus.ERROR
     assert call["output"] == "apply_patch verification failed: " + refusal(tmp_path, "a.txt")
     assert (tmp_path / "a.txt").read_text() == "one\n"
 
@@ -100,7 +100,7 @@ def test_the_magic_refuses_it(ipython: InteractiveShell, tmp_path: Path) -> None
     (tmp_path / "a.txt").write_text("one\n")
     ipython.run_cell_magic("apply_patch", "r --no-widget", self_move("a.txt"))
     result = ipython.user_ns["r"]
-    assert (result.status, result.error) == (ERROR, refusal(tmp_path, "a.txt"))
+    assert (result.status, result.error) == (CallStatus.ERROR, refusal(tmp_path, "a.txt"))
     assert (tmp_path / "a.txt").read_text() == "one\n"
 
 

@@ -27,7 +27,7 @@ from applypatch_ext.core.apply.fs import MemoryFilesystem
 from applypatch_ext.core.errors import MatchFailure
 from applypatch_ext.core.parse.parser import parse_patch
 from applypatch_ext.core.parse.streaming import StreamingPatchParser
-from applypatch_ext.core.turn.options import COMPLETED, PipelineOptions
+from applypatch_ext.core.turn.options import CallStatus, PipelineOptions
 from applypatch_ext.core.turn.policy import PermissionProfile, SandboxPolicy
 from applypatch_ext.core.turn.preview import ApplyPatchArgumentDiffConsumer
 from applypatch_ext.core.turn.turn import Turn
@@ -109,7 +109,7 @@ def run_turn(text: str, files: dict[str, str] | None = None, **options: object) 
     fs.create_dirs("/w")
     turn = Turn("/w", options=PipelineOptions(sandbox=WORKSPACE, **options), filesystem=fs)  # type: ignore[arg-type]
     result = turn.run(text, "approve")
-    assert result.status == COMPLETED, result.output
+    assert result.status == CallStatus.COMPLETED, result.output
     return turn
 
 

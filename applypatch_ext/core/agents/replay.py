@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from ..turn.options import COMPLETED, Approver, Decision, PipelineOptions
+from ..turn.options import Approver, CallStatus, Decision, PipelineOptions
 from ..turn.result import CallResult
 from ..turn.turn import Turn
 from .responses import ResponseItemError, output_item
@@ -215,7 +215,7 @@ def compare(
     reasons: list[str] = []
     if recorded.status != UNKNOWN and recorded.status != result.status:
         reasons.append(f"status: recorded {recorded.status}, replayed {result.status}")
-    if result.status == COMPLETED:
+    if result.status == CallStatus.COMPLETED:
         replayed_text = result.stdout
     elif result.stderr:
         replayed_text = result.stderr

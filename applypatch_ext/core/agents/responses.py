@@ -37,7 +37,7 @@ from ..parse.invocation import (
     InvocationParseError,
     maybe_parse_apply_patch,
 )
-from ..turn.options import COMPLETED, Approver, Decision
+from ..turn.options import Approver, CallStatus, Decision
 from ..turn.result import CallResult
 from ..turn.turn import Turn
 
@@ -343,7 +343,7 @@ def output_item(call: PatchCall, result: CallResult) -> dict[str, Any]:
         return {
             "type": kind,
             "call_id": call.call_id,
-            "status": "completed" if result.status == COMPLETED else "failed",
+            "status": "completed" if result.status == CallStatus.COMPLETED else "failed",
             "output": result.output,
         }
     if kind == "local_shell_call_output":

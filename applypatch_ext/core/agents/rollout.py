@@ -35,7 +35,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from ..turn.options import COMPLETED, DECLINED, ERROR, FAILED, REJECTED
+from ..turn.options import CallStatus
 from .responses import PatchCall, ResponseItemError, patch_call_from_item
 
 __all__ = [
@@ -224,19 +224,19 @@ def _status_of(text: str, exit_code: int | None, item_status: Any) -> str:
     if text.startswith("apply_patch verification failed: ") or text.startswith(
         "patch detected without explicit call to apply_patch"
     ):
-        return ERROR
+        return CallStatus.ERROR
     if text.startswith("patch rejected by user"):
-        return DECLINED
+        return CallStatus.DECLINED
     if text.startswith("patch rejected: "):
-        return REJECTED
+        return CallStatus.REJECTED
     if item_status in ("completed", "failed") and exit_code is None:
-        return COMPLETED if item_status == "completed" else FAILED
+        return CallStatus.COMPLETED if item_status == "completed" else CallStatus.FAILED
     if exit_code == 0:
-        return COMPLETED
+        return CallStatus.COMPLETED
     if exit_code is not None:
-        return FAILED
+        return CallStatus.FAILED
     if text.startswith("Success. Updated the following files:"):
-        return COMPLETED
+        return CallStatus.COMPLETED
     return UNKNOWN
 
 
@@ -246,7 +246,7 @@ def _event_status(payload: Mapping[str, Any]) -> str | None:
         return status
     success = payload.get("success")
     if isinstance(success, bool):
-        return COMPLETED if success else FAILED
+        return CallStatus.COMPLETED if success else CallStatus.FAILED
     return None
 
 

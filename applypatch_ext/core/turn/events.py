@@ -16,12 +16,32 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar, Final, TypeAlias
+from enum import StrEnum
+from typing import Any, ClassVar, TypeAlias
+
 
 #: FileChange end statuses (spec 6.4).
-STATUS_COMPLETED: Final = "completed"
-STATUS_FAILED: Final = "failed"
-STATUS_DECLINED: Final = "declined"
+class PatchApplyStatus(StrEnum):
+    """The status of a FileChange end event (Codex's ``PatchApplyStatus``)."""
+
+    COMPLETED = "completed"
+    FAILED = "failed"
+    DECLINED = "declined"
+
+
+class EventType(StrEnum):
+    """The ``type`` of every event, Codex's names and ours (see the module docstring)."""
+
+    PATCH_APPLY_UPDATED = "patch_apply_updated"
+    PATCH_SAFETY_ASSESSED = "patch_safety_assessed"
+    PATCH_APPLY_BEGIN = "patch_apply_begin"
+    APPLY_PATCH_APPROVAL_REQUEST = "apply_patch_approval_request"
+    APPLY_PATCH_APPROVAL_DECISION = "apply_patch_approval_decision"
+    PATCH_APPLY_END = "patch_apply_end"
+    TURN_DIFF = "turn_diff"
+    TRANSACTION_RECOVERED = "transaction_recovered"
+    PATCH_CONTENT_WARNING = "patch_content_warning"
+
 
 JsonChanges: TypeAlias = dict[str, dict[str, Any]]
 
@@ -29,7 +49,7 @@ JsonChanges: TypeAlias = dict[str, dict[str, Any]]
 class _Event:
     """JSON of an event: ``type`` first, then every field (tuples as lists)."""
 
-    type: ClassVar[str]
+    type: ClassVar[EventType]
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"type": self.type}
@@ -46,7 +66,7 @@ class PatchApplyUpdated(_Event):
     call_id: str
     changes: JsonChanges
 
-    type: ClassVar[str] = "patch_apply_updated"
+    type: ClassVar[EventType] = EventType.PATCH_APPLY_UPDATED
 
 
 @dataclass(frozen=True)
@@ -58,7 +78,7 @@ class PatchSafetyAssessed(_Event):
     reason: str | None
     sandboxed: bool
 
-    type: ClassVar[str] = "patch_safety_assessed"
+    type: ClassVar[EventType] = EventType.PATCH_SAFETY_ASSESSED
 
 
 @dataclass(frozen=True)
@@ -70,7 +90,7 @@ class PatchApplyBegin(_Event):
     auto_approved: bool
     changes: JsonChanges
 
-    type: ClassVar[str] = "patch_apply_begin"
+    type: ClassVar[EventType] = EventType.PATCH_APPLY_BEGIN
 
 
 @dataclass(frozen=True)
@@ -87,7 +107,7 @@ class ApplyPatchApprovalRequest(_Event):
     reason: str | None = None
     retry: bool = False
 
-    type: ClassVar[str] = "apply_patch_approval_request"
+    type: ClassVar[EventType] = EventType.APPLY_PATCH_APPROVAL_REQUEST
 
 
 @dataclass(frozen=True)
@@ -98,7 +118,7 @@ class ApplyPatchApprovalDecision(_Event):
     decision: str
     retry: bool = False
 
-    type: ClassVar[str] = "apply_patch_approval_decision"
+    type: ClassVar[EventType] = EventType.APPLY_PATCH_APPROVAL_DECISION
 
 
 @dataclass(frozen=True)
@@ -110,13 +130,13 @@ class PatchApplyEnd(_Event):
     stdout: str
     stderr: str
     changes: JsonChanges
-    status: str
+    status: PatchApplyStatus
 
-    type: ClassVar[str] = "patch_apply_end"
+    type: ClassVar[EventType] = EventType.PATCH_APPLY_END
 
     @property
     def success(self) -> bool:
-        return self.status == STATUS_COMPLETED
+        return self.status == PatchApplyStatus.COMPLETED
 
     def to_json(self) -> dict[str, Any]:
         data = super().to_json()
@@ -130,7 +150,7 @@ class TurnDiff(_Event):
 
     unified_diff: str
 
-    type: ClassVar[str] = "turn_diff"
+    type: ClassVar[EventType] = EventType.TURN_DIFF
 
 
 @dataclass(frozen=True)
@@ -142,7 +162,7 @@ class PatchContentWarning(_Event):
     path: str
     message: str
 
-    type: ClassVar[str] = "patch_content_warning"
+    type: ClassVar[EventType] = EventType.PATCH_CONTENT_WARNING
 
 
 @dataclass(frozen=True)
@@ -163,7 +183,7 @@ class TransactionRecovered(_Event):
     removed: tuple[str, ...]
     failures: tuple[str, ...]
 
-    type: ClassVar[str] = "transaction_recovered"
+    type: ClassVar[EventType] = EventType.TRANSACTION_RECOVERED
 
 
 Event: TypeAlias = (

@@ -6,70 +6,63 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum, StrEnum
-from typing import Any, Final, TypeAlias
+from typing import Any, TypeAlias
 
 from ..apply.content_check import ContentValidator, InvalidContent
 from ..apply.fs import resolve_path
 from ..apply.transaction import Transaction
 from ..apply.verify import DuplicatePaths
 from ..text import LineEndings
-from .events import (
-    STATUS_COMPLETED,
-    STATUS_DECLINED,
-    STATUS_FAILED,
-    ApplyPatchApprovalRequest,
-)
+from .events import ApplyPatchApprovalRequest, PatchApplyStatus
 from .faults import FaultSpecError, parse_fault
 from .policy import ApprovalPolicy, PermissionProfile, SandboxPolicy
 from .preview import DEFAULT_THROTTLE
 
-# Call statuses: the FileChange end statuses plus the outcomes that never reach an end event.
-COMPLETED: Final = STATUS_COMPLETED
+
+class CallStatus(StrEnum):
+    """How a call ended (or that it waits): the FileChange end statuses (docs/behaviour.md
+    section 6.4) plus the outcomes that never reach an end event."""
+
+    COMPLETED = PatchApplyStatus.COMPLETED.value
+    FAILED = PatchApplyStatus.FAILED.value
+    DECLINED = PatchApplyStatus.DECLINED.value
+    #: a safety Reject or a blocking hook: no begin/end events
+    REJECTED = "rejected"
+    #: a parse, environment or verification error: no begin/end events
+    ERROR = "error"
+    #: a begin without an end (an interrupt, a cancelled token)
+    CANCELLED = "cancelled"
+    #: stopped at an approval request; ``resume`` goes on
+    AWAITING_APPROVAL = "awaiting-approval"
+    #: parsed, verified and assessed; nothing written
+    DRY_RUN = "dry-run"
+
+    @property
+    def terminal(self) -> bool:
+        """The call will not change any more."""
+        return self is not CallStatus.AWAITING_APPROVAL
+
+    @property
+    def ended(self) -> bool:
+        """The call emitted a FileChange end event (its status is the end event's)."""
+        return self.value in PatchApplyStatus.__members__.values()
+
+    @property
+    def may_have_written(self) -> bool:
+        """Something may have been written: the attempt ran, at least in part."""
+        return self in (CallStatus.COMPLETED, CallStatus.FAILED, CallStatus.CANCELLED)
 
 
-FAILED: Final = STATUS_FAILED
+class Stage(StrEnum):
+    """The stages of a call, in order (a front end shows its progress with them)."""
 
-
-DECLINED: Final = STATUS_DECLINED
-
-
-REJECTED: Final = "rejected"  # safety Reject or a blocking hook: no begin/end events
-
-
-ERROR: Final = "error"  # parse, environment or verification error: no begin/end events
-
-
-CANCELLED: Final = "cancelled"  # begin without end
-
-
-AWAITING_APPROVAL: Final = "awaiting-approval"
-
-
-DRY_RUN: Final = "dry-run"  # parsed, verified and assessed; nothing written
-
-
-CALL_STATUSES: Final = (
-    COMPLETED,
-    FAILED,
-    DECLINED,
-    REJECTED,
-    ERROR,
-    CANCELLED,
-    AWAITING_APPROVAL,
-    DRY_RUN,
-)
-
-
-# Stages, in order, for a front end that shows progress.
-STAGES: Final = (
-    "streaming",
-    "parsing",
-    "verifying",
-    "safety",
-    "waiting for approval",
-    "applying",
-    "done",
-)
+    STREAMING = "streaming"
+    PARSING = "parsing"
+    VERIFYING = "verifying"
+    SAFETY = "safety"
+    WAITING_FOR_APPROVAL = "waiting for approval"
+    APPLYING = "applying"
+    DONE = "done"
 
 
 class Decision(StrEnum):

@@ -14,9 +14,7 @@ from .events import (
     ApplyPatchApprovalRequest,
     RecordedEvent,
 )
-from .options import (
-    COMPLETED,
-)
+from .options import CallStatus, Stage
 from .safety import SafetyCheck
 from .sandbox import (
     SandboxDenied,
@@ -48,8 +46,8 @@ class CallResult:
     """
 
     call_id: str
-    status: str
-    stage: str
+    status: CallStatus
+    stage: Stage
     output: str
     stdout: str = ""
     stderr: str = ""
@@ -72,7 +70,7 @@ class CallResult:
 
     @property
     def ok(self) -> bool:
-        return self.status == COMPLETED
+        return self.status == CallStatus.COMPLETED
 
     def to_json(self) -> dict[str, Any]:
         return {

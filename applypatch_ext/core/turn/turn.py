@@ -59,6 +59,7 @@ from .events import (
     EventRecorder,
     PatchApplyBegin,
     PatchApplyEnd,
+    PatchApplyStatus,
     PatchApplyUpdated,
     PatchContentWarning,
     PatchSafetyAssessed,
@@ -68,22 +69,7 @@ from .events import (
     changes_to_json,
 )
 from .faults import Fault, FaultyFilesystem, parse_fault
-from .options import (
-    AWAITING_APPROVAL,
-    CALL_STATUSES,
-    CANCELLED,
-    COMPLETED,
-    DECLINED,
-    DRY_RUN,
-    ERROR,
-    FAILED,
-    REJECTED,
-    STAGES,
-    Approver,
-    Decision,
-    PipelineOptions,
-    as_approver,
-)
+from .options import Approver, CallStatus, Decision, PipelineOptions, Stage, as_approver
 from .preview import ApplyPatchArgumentDiffConsumer
 from .result import CallResult, _failure_detail, _is_sandbox_denial, model_output
 from .safety import AskUser, AutoApprove, Reject, SafetyCheck, assess_patch_safety, hunk_write_paths
@@ -217,7 +203,7 @@ class ApplyPatchCall:
         self.call_id = call_id
         self.options = options
         self.cancel = cancel
-        self.stage = "streaming"
+        self.stage = Stage.STREAMING
         self._text: list[str] = []
         self._first_event = len(turn.recorder.events)
         self._preview = ApplyPatchArgumentDiffConsumer(
@@ -277,7 +263,7 @@ class ApplyPatchCall:
             self._started_at = self.turn.clock()
             self._steps = self._pipeline()
             return self._drive(None, as_approver(approver))
-        if self.result is not None and self.result.status != AWAITING_APPROVAL:
+        if self.result is not None and self.result.status != CallStatus.AWAITING_APPROVAL:
             return self.result
         raise RuntimeError("the call is waiting for approval: use resume(decision)")
 
@@ -285,7 +271,7 @@ class ApplyPatchCall:
         self, decision: Decision | str, approver: Approver | Decision | str | None = None
     ) -> CallResult:
         """Answer the pending approval request and go on."""
-        if self.result is None or self.result.status != AWAITING_APPROVAL:
+        if self.result is None or self.result.status != CallStatus.AWAITING_APPROVAL:
             raise RuntimeError(f"call {self.call_id} is not waiting for approval")
         return self._drive(Decision(decision), as_approver(approver))
 
@@ -298,14 +284,16 @@ class ApplyPatchCall:
                 request = self._steps.send(answer) if answer is not None else next(self._steps)
                 while True:
                     if approver is None:
-                        self.stage = "waiting for approval"
-                        self.result = self._result(AWAITING_APPROVAL, "", pending_request=request)
+                        self.stage = Stage.WAITING_FOR_APPROVAL
+                        self.result = self._result(
+                            CallStatus.AWAITING_APPROVAL, "", pending_request=request
+                        )
                         return self.result
                     request = self._steps.send(Decision(approver(request)))
         except CancelledError:
             # Cancelled before the begin event (parsing, verifying): nothing was written.
             reason = f"apply_patch was cancelled while {self.stage}: nothing was written"
-            self.result = self._finish(self._result(CANCELLED, reason, error=reason))
+            self.result = self._finish(self._result(CallStatus.CANCELLED, reason, error=reason))
             return self.result
         except StopIteration as stop:
             result: CallResult = stop.value
@@ -315,12 +303,15 @@ class ApplyPatchCall:
             # A KeyboardInterrupt outside the cancellation token (or a bug) killed the steps:
             # the call can never resume. Record how it ended; an exception while applying
             # loses the attempt's record, so the delta is then only a lower bound.
-            if self.stage == "applying":
+            if self.stage == Stage.APPLYING:
                 self._delta = replace(self._delta, exact=False)
             if isinstance(exc, KeyboardInterrupt):
-                status, reason = CANCELLED, f"interrupted while {self.stage}"
+                status, reason = CallStatus.CANCELLED, f"interrupted while {self.stage}"
             else:
-                status, reason = FAILED, f"{type(exc).__name__} while {self.stage}: {exc}"
+                status, reason = (
+                    CallStatus.FAILED,
+                    f"{type(exc).__name__} while {self.stage}: {exc}",
+                )
             self.result = self._result(status, reason, error=reason)
             raise
 
@@ -330,7 +321,7 @@ class ApplyPatchCall:
     def _events(self) -> tuple[RecordedEvent, ...]:
         return tuple(self.turn.recorder.events[self._first_event :])
 
-    def _result(self, status: str, output: str, **fields: Any) -> CallResult:
+    def _result(self, status: CallStatus, output: str, **fields: Any) -> CallResult:
         return CallResult(
             call_id=self.call_id,
             status=status,
@@ -366,16 +357,16 @@ class ApplyPatchCall:
                 return self._hook_failed(result, message)
             if replacement is not None:
                 result = replace(result, output=replacement)
-        if result.status != COMPLETED:
+        if result.status != CallStatus.COMPLETED:
             return result  # its stage says where the call stopped
-        self.stage = "done"
-        return replace(result, stage="done")
+        self.stage = Stage.DONE
+        return replace(result, stage=Stage.DONE)
 
     def _hook_failed(self, result: CallResult, message: str) -> CallResult:
         """The call as failed by a hook; what it had committed stays in ``result.delta``."""
-        if result.status not in (COMPLETED, FAILED) and result.error:
+        if result.status not in (CallStatus.COMPLETED, CallStatus.FAILED) and result.error:
             message = f"{message} (the call had ended {result.status}: {result.error})"
-        return replace(result, status=FAILED, output=message, error=message)
+        return replace(result, status=CallStatus.FAILED, output=message, error=message)
 
     # -- the pipeline ---------------------------------------------------------------------------
 
@@ -384,7 +375,7 @@ class ApplyPatchCall:
         if self._steps is not None:
             raise RuntimeError("the call has already run")
         self._input_done = True
-        self.result = self._result(CANCELLED, reason, error=reason)
+        self.result = self._result(CallStatus.CANCELLED, reason, error=reason)
         return self.result
 
     def dry_run(self) -> CallResult:
@@ -397,8 +388,8 @@ class ApplyPatchCall:
         if isinstance(prepared, CallResult):
             self.result = prepared
             return prepared
-        self.stage = "done"
-        self.result = self._result(DRY_RUN, "dry run: nothing was written")
+        self.stage = Stage.DONE
+        self.result = self._result(CallStatus.DRY_RUN, "dry run: nothing was written")
         return self.result
 
     def _prepare(self) -> _Prepared | CallResult:
@@ -413,21 +404,23 @@ class ApplyPatchCall:
                 verdict = hook(text)
             except Exception as exc:  # any hook error becomes the call's error
                 message = PRE_HOOK_FAILED + _exception_text(exc)
-                return self._finish(self._result(FAILED, message, error=message))
+                return self._finish(self._result(CallStatus.FAILED, message, error=message))
             if verdict is not None and not isinstance(verdict, HookBlock | str):
                 message = (
                     f"{PRE_HOOK_FAILED}it returned {type(verdict).__name__}; expected a HookBlock "
                     "(block the call), a str (the patch to run instead) or None (run it as is)"
                 )
-                return self._finish(self._result(FAILED, message, error=message))
+                return self._finish(self._result(CallStatus.FAILED, message, error=message))
             if isinstance(verdict, HookBlock):
                 message = f"blocked by hook: {verdict.reason}"
-                return self._finish(self._result(REJECTED, message, error=verdict.reason))
+                return self._finish(
+                    self._result(CallStatus.REJECTED, message, error=verdict.reason)
+                )
             if isinstance(verdict, str):
                 text = verdict
 
         # 1. parse (a shell-form invocation first, then the freeform patch)
-        self.stage = "parsing"
+        self.stage = Stage.PARSING
         workdir: str | None = None
         try:
             invocation = parse_command_line(text)
@@ -437,23 +430,25 @@ class ApplyPatchCall:
                 raise invocation.error
             elif isinstance(invocation, ImplicitInvocation):
                 message = invocation.message
-                return self._finish(self._result(ERROR, message, error=message))
+                return self._finish(self._result(CallStatus.ERROR, message, error=message))
             else:
                 parsed = parse_patch(text)
         except ParseError as exc:
             message = VERIFICATION_FAILED + str(exc)
-            return self._finish(self._result(ERROR, message, error=str(exc)))
+            return self._finish(self._result(CallStatus.ERROR, message, error=str(exc)))
         self._parsed = parsed
 
         # 2. environment
         env_id = parsed.environment_id
         if env_id is not None and not turn.multi_environment:
             return self._finish(
-                self._result(ERROR, ENVIRONMENT_UNAVAILABLE, error=ENVIRONMENT_UNAVAILABLE)
+                self._result(
+                    CallStatus.ERROR, ENVIRONMENT_UNAVAILABLE, error=ENVIRONMENT_UNAVAILABLE
+                )
             )
         if env_id is not None and env_id not in turn.environments:
             message = f"unknown turn environment id `{env_id}`"
-            return self._finish(self._result(ERROR, message, error=message))
+            return self._finish(self._result(CallStatus.ERROR, message, error=message))
         # The shell form's `cd DIR` only moves where the patch's relative paths resolve. The
         # writable roots, the carve-outs and the cwd shown to the user stay the environment's
         # (Codex assesses and sandboxes with the turn's cwd, not the action's): a patch must
@@ -466,7 +461,7 @@ class ApplyPatchCall:
                 cwd = resolve_path(root, workdir)
             except ApplyPatchError as exc:
                 message = VERIFICATION_FAILED + str(exc)
-                return self._finish(self._result(ERROR, message, error=str(exc)))
+                return self._finish(self._result(CallStatus.ERROR, message, error=str(exc)))
             self._workdir = cwd
         self._faulty = FaultyFilesystem(
             turn.fs,
@@ -477,7 +472,7 @@ class ApplyPatchCall:
         )
 
         # 3. verify (read only)
-        self.stage = "verifying"
+        self.stage = Stage.VERIFYING
         try:
             action = verify_patch(
                 parsed,
@@ -492,7 +487,7 @@ class ApplyPatchCall:
             message = VERIFICATION_FAILED + str(exc)
             explanation = explain_error(exc, self._faulty, options.line_endings)
             return self._finish(
-                self._result(ERROR, message, error=str(exc), explanation=explanation)
+                self._result(CallStatus.ERROR, message, error=str(exc), explanation=explanation)
             )
         self._action = action
         refusal = self._check_content(action)
@@ -500,7 +495,7 @@ class ApplyPatchCall:
             return refusal
 
         # 4. safety
-        self.stage = "safety"
+        self.stage = Stage.SAFETY
         safety = assess_patch_safety(action, options.approval_policy, options.sandbox, root)
         self._safety = safety
         self._emit(
@@ -513,7 +508,7 @@ class ApplyPatchCall:
         )
         if isinstance(safety, Reject):
             message = PATCH_REJECTED + safety.reason
-            return self._finish(self._result(REJECTED, message, error=safety.reason))
+            return self._finish(self._result(CallStatus.REJECTED, message, error=safety.reason))
         return _Prepared(parsed, environment, cwd, root, action, safety)
 
     def _check_content(self, action: ApplyPatchAction) -> CallResult | None:
@@ -524,7 +519,8 @@ class ApplyPatchCall:
             return None
         if self.options.invalid_content is InvalidContent.REFUSE:
             error = "\n".join(str(problem) for problem in problems)
-            return self._finish(self._result(ERROR, VERIFICATION_FAILED + error, error=error))
+            message = VERIFICATION_FAILED + error
+            return self._finish(self._result(CallStatus.ERROR, message, error=error))
         for problem in problems:
             self._emit(PatchContentWarning(self.call_id, problem.path, problem.message))
         self._warnings = tuple(str(problem) for problem in problems)
@@ -546,7 +542,7 @@ class ApplyPatchCall:
                 continue
             except JournalError as exc:
                 message = f"cannot recover {directory}: {exc.strerror}"
-                return self._finish(self._result(ERROR, message, error=message))
+                return self._finish(self._result(CallStatus.ERROR, message, error=message))
             if recovery is None:
                 continue
             self._emit(
@@ -562,7 +558,7 @@ class ApplyPatchCall:
             )
             if not recovery.ok:
                 message = recovery.report().rstrip("\n")
-                return self._finish(self._result(ERROR, message, error=message))
+                return self._finish(self._result(CallStatus.ERROR, message, error=message))
         return None
 
     def _pipeline(self) -> Generator[ApplyPatchApprovalRequest, Decision, CallResult]:
@@ -599,14 +595,14 @@ class ApplyPatchCall:
             keys = [(environment, p) for p in paths]
         approved = isinstance(safety, AskUser) and all(k in turn.session_approvals for k in keys)
         if isinstance(safety, AskUser) and not approved:
-            self.stage = "waiting for approval"
+            self.stage = Stage.WAITING_FOR_APPROVAL
             decision = yield self._request(environment, root, paths, action, changes, retry=False)
             self._emit(ApplyPatchApprovalDecision(self.call_id, decision.value))
             if decision is Decision.APPROVE_FOR_SESSION:
                 turn.session_approvals.update(keys)
             if not decision.approved:
                 return self._end(
-                    DECLINED,
+                    CallStatus.DECLINED,
                     "",
                     REJECTED_BY_USER,
                     REJECTED_BY_USER,
@@ -619,7 +615,7 @@ class ApplyPatchCall:
         # 7. attempts. An approval grants the approved paths to the sandboxed attempt (Codex
         # requests them as extra permissions), so a patch approved for writing outside the
         # writable roots is not denied there.
-        self.stage = "applying"
+        self.stage = Stage.APPLYING
         sandboxed = not options.sandbox.has_full_disk_write()
         grants = paths if approved else []
         outcome = self._attempt(parsed, cwd, root, sandboxed=sandboxed, approved=grants)
@@ -634,7 +630,7 @@ class ApplyPatchCall:
             retry = True
             paths = paths or hunk_write_paths(parse_patch(parsed.patch).hunks, cwd)
             if not approved:
-                self.stage = "waiting for approval"
+                self.stage = Stage.WAITING_FOR_APPROVAL
                 decision = yield self._request(
                     environment, root, paths, action, changes, retry=True
                 )
@@ -642,19 +638,19 @@ class ApplyPatchCall:
                 retry = decision.approved
             if retry:
                 # Unsandboxed, but confined to the paths the request listed.
-                self.stage = "applying"
+                self.stage = Stage.APPLYING
                 outcome = self._attempt(parsed, cwd, root, sandboxed=False, approved=paths)
 
         if isinstance(outcome.error, CancelledError):
             # Like an aborted turn: no end event; what was written is tracked honestly.
             self._track(environment)
             return self._finish(
-                self._result(CANCELLED, str(outcome.error), error=str(outcome.error))
+                self._result(CallStatus.CANCELLED, str(outcome.error), error=str(outcome.error))
             )
         if outcome.error is not None:
             stderr = f"{outcome.error}\n"
             return self._end(
-                FAILED,
+                CallStatus.FAILED,
                 "",
                 stderr,
                 None,
@@ -664,7 +660,13 @@ class ApplyPatchCall:
                 error=_failure_detail(outcome.error),
             )
         return self._end(
-            COMPLETED, outcome.affected.summary(), "", None, changes, environment, exit_code=0
+            CallStatus.COMPLETED,
+            outcome.affected.summary(),
+            "",
+            None,
+            changes,
+            environment,
+            exit_code=0,
         )
 
     def _faults(self, cwd: str) -> list[Fault]:
@@ -785,7 +787,7 @@ class ApplyPatchCall:
 
     def _end(
         self,
-        status: str,
+        status: CallStatus,
         stdout: str,
         stderr: str,
         output: str | None,
@@ -795,7 +797,8 @@ class ApplyPatchCall:
         exit_code: int | None = None,
         error: str | None = None,
     ) -> CallResult:
-        self._emit(PatchApplyEnd(self.call_id, self.turn.turn_id, stdout, stderr, changes, status))
+        end = PatchApplyStatus(status.value)  # the three statuses an end event can carry
+        self._emit(PatchApplyEnd(self.call_id, self.turn.turn_id, stdout, stderr, changes, end))
         self._track(environment)
         if output is None:
             duration = self.turn.clock() - (self._started_at or self.turn.clock())
@@ -822,16 +825,6 @@ def run_patch(
 
 
 __all__: Sequence[str] = (
-    "AWAITING_APPROVAL",
-    "CALL_STATUSES",
-    "CANCELLED",
-    "COMPLETED",
-    "DECLINED",
-    "DRY_RUN",
-    "ERROR",
-    "FAILED",
-    "REJECTED",
-    "STAGES",
     "ApplyPatchCall",
     "CallResult",
     "CancellationToken",
