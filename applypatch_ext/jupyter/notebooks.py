@@ -120,8 +120,11 @@ def _load(text: str) -> tuple[dict[str, Any] | None, str | None]:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                converted = nbformat.convert(nbformat.from_dict(data), 4)
-            return json.loads(json.dumps(converted)), None
+                converted = json.loads(json.dumps(nbformat.convert(nbformat.from_dict(data), 4)))
+            for cell in converted.get("cells", []):
+                cell.pop("id", None)  # made up by the conversion, different every time
+            converted["nbformat"], converted["nbformat_minor"] = 3, data.get("nbformat_minor")
+            return converted, None
         except Exception as exc:  # a broken v3 notebook: say why, show the raw diff
             return None, f"not readable as a v3 notebook: {type(exc).__name__}: {exc}"
     return None, (

@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import nbformat
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -246,6 +247,19 @@ def test_a_source_as_a_string_or_a_list_is_the_same_cell(project: Path) -> None:
         f"{len(nb['cells'])} unchanged cells"
     )
     assert view["raw_diff"]  # the JSON did change
+
+
+def test_an_old_v3_notebook_is_read_as_cells() -> None:
+    v3 = nbformat.v3
+    cells = [v3.new_code_cell(input="x = 1"), v3.new_text_cell("markdown", source="hi")]
+    text = nbformat.writes(v3.new_notebook(worksheets=[v3.new_worksheet(cells=cells)]), version=3)
+    edited = json.loads(text)
+    edited["worksheets"][0]["cells"][0]["input"] = "x = 2"
+    view = notebook_diff(text, json.dumps(edited))
+    assert view["ok"] and view["nbformat"] == {"before": "3.0", "after": "3.0"}
+    assert view["summary"] == "1 changed, 1 unchanged cell"
+    assert view["cells"][0]["source_diff"] == "@@ -1 +1 @@\n-x = 1\n+x = 2\n"
+    assert notebook_problem(text) is None
 
 
 def test_an_added_and_a_deleted_notebook(project: Path) -> None:
