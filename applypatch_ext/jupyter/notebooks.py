@@ -33,8 +33,6 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
-import nbformat
-
 from ..core.apply.changes import (
     AppliedAdd,
     AppliedDelete,
@@ -60,6 +58,14 @@ MAX_PAIRS: Final = 20_000
 #: At most this many characters of a quoted text in a message.
 QUOTE_LIMIT: Final = 60
 CELL_TYPES: Final = ("code", "markdown", "raw")
+
+
+def _nbformat() -> Any:
+    """nbformat, imported on first use: with jsonschema it takes about a second to load, which
+    ``%load_ext applypatch_ext`` should not pay for a session that never touches a notebook."""
+    import nbformat
+
+    return nbformat
 
 
 def is_notebook_path(path: str) -> bool:
@@ -120,7 +126,8 @@ def _load(text: str) -> tuple[dict[str, Any] | None, str | None]:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                converted = json.loads(json.dumps(nbformat.convert(nbformat.from_dict(data), 4)))
+                nbf = _nbformat()
+                converted = json.loads(json.dumps(nbf.convert(nbf.from_dict(data), 4)))
             for cell in converted.get("cells", []):
                 cell.pop("id", None)  # made up by the conversion, different every time
             converted["nbformat"], converted["nbformat_minor"] = 3, data.get("nbformat_minor")
@@ -716,7 +723,7 @@ def _cell_problem(index: int, cell: Any, version: tuple[int, int]) -> str | None
     if cell_type not in CELL_TYPES:
         return f"cell_type {cell_type!r} is not valid; it must be one of {valid}"
     try:
-        nbformat.validate(
+        _nbformat().validate(
             cell, ref=f"{cell_type}_cell", version=version[0], version_minor=version[1]
         )
     except Exception as exc:
@@ -771,7 +778,7 @@ def notebook_problem(text: str) -> str | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            nbformat.validate(data)
+            _nbformat().validate(data)
     except Exception as exc:  # nbformat's ValidationError, or its ImportError for a version
         path = list(getattr(exc, "absolute_path", ()))
         if major == 4 and isinstance(cells, list) and len(path) >= 2 and path[0] == "cells":
