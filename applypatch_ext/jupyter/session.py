@@ -29,6 +29,7 @@ from ..core.turn.turn import ApplyPatchCall, Turn
 from ..core.turn.turn_diff import TurnDiffTracker
 from .display import render_html, render_markdown, render_plain, turn_diff_files_json
 from .highlight import call_sources, turn_sources
+from .notebooks import call_notebook_views
 from .widget import ApplyPatchWidget
 
 #: At most this many characters of the patch text go to the browser (the call gets all).
@@ -138,6 +139,7 @@ class PatchCallResult:
             self._files = turn_diff_files_json(tracker.file_diffs())
         else:
             self._files = []
+        self._notebooks = call_notebook_views(result)  # once: a proposal reads the disk now
 
     def decide(self, decision: str) -> PatchCallResult:
         """Answer a pending approval from Python, as the widget's buttons do.
@@ -234,6 +236,7 @@ class PatchCallResult:
             "turn_diff": self.turn_diff,
             "turn_diff_files": self._files,
             "explanation": self.explanation or {},
+            "notebooks": self._notebooks,
             "events": [{**e, "summary": summarize_event(e)} for e in self.events],
         }
 
@@ -344,6 +347,7 @@ class CallView:
                 widget.sources = call_sources(core.proposed, core.delta)
                 widget.turn_sources = turn_sources(state["turn_diff_files"])
                 widget.explanation = state["explanation"]
+                widget.notebooks = state["notebooks"]
                 widget.approval = state["approval"]
                 if core.proposed is not None:
                     widget.proposed = state["proposed"]

@@ -199,6 +199,12 @@ class ApplyPatchWidget(anywidget.AnyWidget):
     explanation = traitlets.Dict(
         help="For a 'Failed to find ...' error: the closest region of the file."
     ).tag(**SHOWN)
+    notebooks = traitlets.Dict(
+        help=(
+            "The call's notebooks as cells: notebooks.call_notebook_views(result), "
+            "{'proposed': [...], 'committed': [...]}, one notebook_diff per .ipynb."
+        )
+    ).tag(**SHOWN)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
