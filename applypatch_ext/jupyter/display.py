@@ -210,6 +210,11 @@ def render_plain(state: Mapping[str, Any]) -> str:
     for name in ("stdout", "stderr", "error"):
         if state.get(name):
             out.append(f"{name}: {visible_lines(str(state[name]).rstrip())}")
+    notebooks = state.get("notebooks") or {}
+    if any(notebooks.values()):
+        from .notebooks import render_call_notebooks_plain  # it imports this module
+
+        out.append(render_call_notebooks_plain(notebooks))
     explanation = state.get("explanation") or {}
     if explanation:
         out.append("why it did not match:")
@@ -249,6 +254,11 @@ def render_markdown(state: Mapping[str, Any]) -> str:
     explanation = state.get("explanation") or {}
     if explanation:
         out += ["", "why it did not match:", *md_fence("\n".join(_explanation_lines(explanation)))]
+    notebooks = state.get("notebooks") or {}
+    if any(notebooks.values()):
+        from .notebooks import render_call_notebooks_markdown  # it imports this module
+
+        out += ["", render_call_notebooks_markdown(notebooks)]
     if state.get("turn_diff"):
         out += ["", "turn diff:", *md_fence(str(state["turn_diff"]).rstrip("\n"), "diff")]
     return "\n".join(out)
@@ -318,6 +328,11 @@ def render_html(state: Mapping[str, Any]) -> str:
     if explanation:
         body = _esc_lines("\n".join(_explanation_lines(explanation)))
         parts.append(f"<div>why it did not match:<pre>{body}</pre></div>")
+    notebooks = state.get("notebooks") or {}
+    if any(notebooks.values()):
+        from .notebooks import render_call_notebooks_html  # it imports this module
+
+        parts.append(f"<div>notebooks as cells:{render_call_notebooks_html(notebooks)}</div>")
     blocks = turn_diff_files(state)
     if blocks:
         files = "".join(

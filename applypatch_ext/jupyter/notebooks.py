@@ -45,7 +45,7 @@ from ..core.apply.changes import (
 from ..core.apply.diff import DiffTag, diff_ops, unified_diff
 from ..core.turn.options import CallStatus
 from ..core.turn.result import CallResult
-from .display import _diff_html, _esc, md_code, md_fence, md_text
+from .display import _diff_html, _esc, md_code, md_fence, md_text, visible
 
 #: Context lines around a change in a cell's source diff (and in the raw JSON diff).
 SOURCE_CONTEXT: Final = 3
@@ -924,14 +924,15 @@ def render_notebook_diff_html(view: Mapping[str, Any]) -> str:
     return "".join(parts)
 
 
+#: The keys of :func:`call_notebook_views`, in the order they are shown, with their labels.
+CALL_VIEWS: Final = (("proposed", "proposed, nothing written"), ("committed", "committed"))
+
+
 def render_call_notebooks_html(views: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
     """The HTML of :func:`call_notebook_views`: each proposed, then each committed notebook
     (the empty string when the call touches no notebook)."""
     parts = []
-    for key, label in (
-        ("proposed", "proposed, nothing written"),
-        ("committed", "committed"),
-    ):
+    for key, label in CALL_VIEWS:
         for view in views.get(key, ()):
             parts.append(f"<div><i>{label}</i></div>{render_notebook_diff_html(view)}")
     return "".join(parts)
@@ -975,6 +976,33 @@ def render_notebook_diff_markdown(view: Mapping[str, Any]) -> str:
     return "\n".join(out)
 
 
+def render_call_notebooks_markdown(views: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
+    """The Markdown of :func:`call_notebook_views`, in the order of the HTML."""
+    parts = []
+    for key, label in CALL_VIEWS:
+        for view in views.get(key, ()):
+            parts.append(f"*{md_text(label)}*\n\n{render_notebook_diff_markdown(view)}")
+    return "\n\n".join(parts)
+
+
+def render_call_notebooks_plain(views: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
+    """One line per notebook of :func:`call_notebook_views` (its path and summary), and why
+    its cells cannot be shown or why it is not a valid notebook, for a terminal."""
+    lines = []
+    for key, label in CALL_VIEWS:
+        for view in views.get(key, ()):
+            moved = f" (moved from {view['moved_from']})" if view.get("moved_from") else ""
+            lines.append(
+                f"notebook {view.get('path', '')}{moved}, {label}: {view.get('summary', '')}"
+            )
+            if not view.get("ok"):
+                lines.append(f"  {view.get('reason', '')}")
+            problem = (view.get("validation") or {}).get("after")
+            if problem:
+                lines.append(f"  invalid notebook: {problem}")
+    return "\n".join(visible(line) for line in lines)
+
+
 __all__ = [
     "call_notebook_views",
     "delta_notebook_diffs",
@@ -983,6 +1011,8 @@ __all__ = [
     "notebook_problem",
     "proposed_notebook_diffs",
     "render_call_notebooks_html",
+    "render_call_notebooks_markdown",
+    "render_call_notebooks_plain",
     "render_notebook_diff_html",
     "render_notebook_diff_markdown",
     "turn_notebook_diffs",
