@@ -1988,6 +1988,291 @@ export function eventsSection() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// notebooks as cells: the `notebooks` trait (Python's notebooks.call_notebook_views), each
+// notebook's cells added, removed, moved and changed, in the diff view's tables
+
+/** The keys of the `notebooks` trait, in the order they are shown, with their labels. */
+export const NOTEBOOK_VIEWS = Object.freeze([
+  { key: "proposed", label: "proposed, nothing written" },
+  { key: "committed", label: "committed" },
+]);
+
+/**
+ * Where a cell is (`cell 2`, or `cell 2 → 4` when it moved), its id and its type.
+ * @param {Record<string, any>} entry a cell entry of notebook_diff
+ */
+export function cellTitle(entry) {
+  const num = (/** @type {unknown} */ v) => (typeof v === "number" ? v : null);
+  const old = num(entry.old_index);
+  const nu = num(entry.new_index);
+  const where = old !== null && nu !== null && old !== nu ? `cell ${old} → ${nu}` : `cell ${nu ?? old ?? "?"}`;
+  const id = entry.id ? ` · id ${str(entry.id)}` : "";
+  return `${where}${id} · ${str(entry.cell_type) || "no cell_type"}`;
+}
+
+/**
+ * The rows of a cell's source in the diff view: a changed source's diff (numbered by the new
+ * source's lines), an added cell's lines as added, a removed cell's as removed; none else.
+ * @param {Record<string, any>} entry
+ * @returns {Row[]}
+ */
+export function cellRows(entry) {
+  const source = str(entry.source);
+  if (entry.source_diff) return diffRows(classifyDiffLines(str(entry.source_diff)), lineCount(source));
+  if (entry.status === "added") return changeRows({ type: "add", content: source });
+  if (entry.status === "removed") return changeRows({ type: "delete", content: source });
+  return [];
+}
+
+/**
+ * What a cell entry keeps folded: its outputs, execution count and metadata, each with a
+ * summary and, when Python sent one, the diff of its JSON.
+ * @param {Record<string, any>} entry
+ * @returns {{name: string, summary: string, rows: Row[]}[]}
+ */
+export function cellExtras(entry) {
+  const out = [];
+  const outputs = obj(entry.outputs);
+  if (outputs.summary) out.push({ name: "outputs", summary: str(outputs.summary), rows: diffRows(classifyDiffLines(str(outputs.diff))) });
+  if (Array.isArray(entry.execution_count)) {
+    const [a, b] = entry.execution_count.map((n) => (typeof n === "number" ? String(n) : "none"));
+    out.push({ name: "execution count", summary: `${a} → ${b}`, rows: [] });
+  }
+  const metadata = obj(entry.metadata);
+  if (metadata.summary || metadata.diff)
+    out.push({ name: "metadata", summary: str(metadata.summary), rows: diffRows(classifyDiffLines(str(metadata.diff))) });
+  return out;
+}
+
+/**
+ * A cell's folded outputs, execution count and metadata: one `<details>`, closed until the
+ * reader opens it (or "Expand all"); its tables are built when first shown, in the view's mode.
+ * Shaped like a file block, so that the view's toolbar drives it too.
+ * @param {string} id
+ * @param {string} title the cell's title (for the label)
+ * @param {{name: string, summary: string, rows: Row[]}[]} extras
+ * @param {ReturnType<typeof diffViewState>["state"]} state
+ */
+function extrasBlock(id, title, extras, state) {
+  const names = extras.map((e) => e.name).join(", ");
+  const summary = h("summary", { class: "applypatch-nb-extra-head", "aria-label": `${names} of ${title}` }, names);
+  const body = h("div", { class: "applypatch-nb-extra-body" });
+  const details = /** @type {HTMLDetailsElement} */ (
+    h("details", { class: "applypatch-nb-extra", "data-testid": "applypatch-nb-extra", "data-cell-extra": id, open: state.openFiles.get(id) ?? false }, summary, body)
+  );
+  let drawn = "";
+  const draw = () => {
+    drawn = state.mode;
+    fill(
+      body,
+      ...extras.map((extra) => {
+        const tableId = `${id}/${extra.name}`;
+        const opened = state.opened.get(tableId) ?? new Set();
+        state.opened.set(tableId, opened);
+        const box = h("div", { class: "applypatch-file-body" });
+        const table = () =>
+          fill(
+            box,
+            diffTable({ rows: extra.rows, sources: sourcesOf({}), preview: false, limit: LIMITS.fileDiffLines }, state.mode, opened, (fold) => {
+              opened.add(fold);
+              table();
+              /** @type {any} */ (box.firstElementChild)?.focus?.();
+            }),
+          );
+        if (extra.rows.length) table();
+        return h(
+          "div",
+          { class: "applypatch-nb-extra-item", "data-extra": extra.name },
+          h("div", null, h("span", { class: "applypatch-label", text: `${extra.name}: ` }), extra.summary),
+          extra.rows.length ? box : null,
+        );
+      }),
+    );
+  };
+  const isOpen = () => (typeof details.open === "boolean" ? details.open : details.getAttribute("open") !== null);
+  const show = () => {
+    if (isOpen() && drawn !== state.mode) draw();
+  };
+  details.addEventListener("toggle", () => {
+    state.openFiles.set(id, isOpen());
+    show();
+  });
+  show();
+  return {
+    el: details,
+    summary,
+    redraw() {
+      drawn = "";
+      show();
+    },
+    /** @param {boolean} open */
+    setOpen(open) {
+      details.open = open;
+      state.openFiles.set(id, open);
+      show();
+    },
+  };
+}
+
+/** @param {number} n @param {string} word */
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/**
+ * The call's notebooks as cells: per notebook its head (kind, path, what was done, summary),
+ * why its cells cannot be shown or why it is not a valid notebook, its cells (a changed
+ * cell's source diff in the diff view's table; outputs, execution count and metadata folded;
+ * runs of unchanged cells as "N unchanged cells"), its metadata and the raw JSON diff, one
+ * click away (open when the cells cannot be shown). Hidden when the call touches no notebook.
+ */
+export function notebooksSection() {
+  const { el, note, body } = section("Notebooks as cells", "applypatch-notebooks", true);
+  const view = diffViewState({});
+  /** @param {{notebooks: Record<string, any>, cwd: string}} s */
+  const update = ({ notebooks, cwd }) => {
+    const all = NOTEBOOK_VIEWS.flatMap(({ key, label }) => arr(notebooks[key]).map((nb) => ({ key, label, nb: obj(nb) })));
+    el.hidden = all.length === 0;
+    const labels = NOTEBOOK_VIEWS.map(({ key, label }) => [arr(notebooks[key]).length, label]).filter(([n]) => n);
+    note.textContent = labels.map(([n, label]) => ` ${plural(Number(n), "notebook")} ${label}`).join(";");
+    const { shown, hidden } = truncate(all, LIMITS.rows);
+    /** @type {Parameters<ReturnType<typeof diffViewState>["blocks"]>[0]} */
+    const files = [];
+    /** @type {{id: string, title: string, extras: ReturnType<typeof cellExtras>}[]} */
+    const extraSpecs = [];
+    let budget = LIMITS.diffLines;
+    /** @param {string} id @param {string} path @param {(Node | string | null)[]} head @param {Row[]} rows @param {boolean} open @param {Record<string, any>} attrs @param {Sources} [sources] */
+    const file = (id, path, head, rows, open, attrs, sources = sourcesOf({})) => {
+      const shownRows = Math.min(rows.length, LIMITS.fileDiffLines);
+      const opens = open && shownRows <= budget;
+      if (opens) budget -= shownRows;
+      files.push({
+        id,
+        path,
+        head,
+        rows,
+        sources,
+        limit: LIMITS.fileDiffLines,
+        open: opens,
+        added: rows.filter((r) => isLine(r, "add")).length,
+        removed: rows.filter((r) => isLine(r, "del")).length,
+        attrs,
+      });
+    };
+    // first the descriptions of every block (the toolbar drives them all), then the DOM
+    const layouts = shown.map(({ key, label, nb }, n) => {
+      const path = str(nb.path);
+      const shownPath = relativePath(path, cwd);
+      const base = `nb:${key}:${n}:${path}`;
+      const cells = arr(nb.cells).map(obj);
+      const { shown: cellsShown, hidden: cellsHidden } = truncate(cells, LIMITS.rows);
+      const items = cellsShown.map((entry, i) => {
+        const status = /^[a-z-]+$/.test(str(entry.status)) ? str(entry.status) : "unknown";
+        if (typeof entry.count === "number") {
+          const at = arr(entry.new_indices).length ? arr(entry.new_indices) : arr(entry.old_indices);
+          const first = at[0];
+          const last = at[at.length - 1];
+          const range = typeof first === "number" ? (first === last ? ` (cell ${first})` : ` (cells ${first}–${last})`) : "";
+          return { kind: "fold", text: `⋯ ${plural(entry.count, "unchanged cell")}${range}` };
+        }
+        const id = `${base}:cell:${entry.id ?? ""}:${entry.old_index ?? ""}:${entry.new_index ?? ""}:${i}`;
+        const title = cellTitle(entry);
+        const changes = arr(entry.changes).map(str);
+        const what = changes.length ? `changed: ${changes.join(", ")}` : "";
+        const head = [
+          h("span", { class: `applypatch-nb-status applypatch-nb-status-${status}`, text: status }),
+          h("span", { class: "applypatch-nb-cell-title", text: title }),
+          what ? h("span", { class: "applypatch-nb-changes", text: what }) : null,
+        ];
+        const rows = cellRows(entry);
+        const source = str(entry.source);
+        const sources = entry.source_diff ? sourcesOf({ new: [[1, source.split("\n")]] }) : sourcesOf({});
+        file(id, `${status} ${title}`, head, rows, status !== "unchanged", { class: "applypatch-file applypatch-nb-source", "data-testid": "applypatch-nb-source" }, sources);
+        const extras = cellExtras(entry);
+        if (extras.length) extraSpecs.push({ id: `${id}:extra`, title, extras });
+        return { kind: "cell", id, status, head, rows, extras: extras.length ? `${id}:extra` : null, entry };
+      });
+      const metadata = obj(nb.metadata);
+      if (metadata.diff)
+        file(`${base}:metadata`, "notebook metadata", [h("span", { class: "applypatch-label", text: "notebook metadata: " }), str(metadata.summary)], diffRows(classifyDiffLines(str(metadata.diff))), false, { class: "applypatch-file applypatch-nb-metadata" });
+      const rawRows = diffRows(classifyDiffLines(str(nb.raw_diff)));
+      file(
+        `${base}:raw`,
+        `raw JSON diff of ${shownPath}`,
+        [h("span", { class: "applypatch-label", text: "Raw JSON diff" }), h("span", { class: "applypatch-lang", text: "what the patch changed" })],
+        rawRows,
+        nb.ok === false,
+        { class: "applypatch-file applypatch-nb-raw", "data-testid": "applypatch-nb-raw" },
+      );
+      return { key, label, nb, path, shownPath, base, items, cellsHidden, metadata: Boolean(metadata.diff), raw: rawRows.length > 0 };
+    });
+    const withRows = files.filter((f) => f.rows.length);
+    const els = view.blocks(withRows);
+    /** @type {Map<string, HTMLElement>} */
+    const byId = new Map(withRows.map((f, i) => [f.id, els[i]]));
+    for (const spec of extraSpecs) {
+      const block = extrasBlock(spec.id, spec.title, spec.extras, view.state);
+      view.state.blocks.push(block);
+      byId.set(spec.id, block.el);
+    }
+    const fileOf = (/** @type {string} */ id) => byId.get(id) ?? null;
+    const plain = (/** @type {(Node | string | null)[]} */ head) => h("div", { class: "applypatch-file-head applypatch-nb-plain" }, ...head);
+    fill(
+      body,
+      files.some((f) => f.rows.length) ? view.toolbar : null,
+      ...layouts.map((l) => {
+        const nb = l.nb;
+        const kind = changeLabel({ type: str(nb.kind), move_path: nb.moved_from ? str(nb.moved_from) : null });
+        const validation = obj(nb.validation);
+        const version = obj(nb.nbformat);
+        const matched = nb.matched_by ? `cells matched by ${str(nb.matched_by)}` : "";
+        return h(
+          "div",
+          { class: "applypatch-nb", "data-testid": "applypatch-nb", "data-path": l.path, "data-view": l.key, role: "group", "aria-label": `notebook ${l.shownPath}, ${l.label}: ${str(nb.summary)}` },
+          h(
+            "div",
+            { class: "applypatch-nb-head" },
+            h("span", { class: `applypatch-kind applypatch-kind-${kind.toLowerCase()}`, text: kind }),
+            h("code", { class: "applypatch-path", text: l.shownPath }),
+            nb.moved_from ? h("span", { class: "applypatch-lang", text: `moved from ${relativePath(str(nb.moved_from), cwd)}` }) : null,
+            h("span", { class: `applypatch-nb-view applypatch-nb-view-${l.key}`, text: l.label }),
+            h("span", { class: "applypatch-nb-summary", text: str(nb.summary) }),
+            version.after || version.before ? h("span", { class: "applypatch-lang", text: `nbformat ${str(version.after || version.before)}` }) : null,
+            matched ? h("span", { class: "applypatch-lang", text: matched }) : null,
+          ),
+          nb.ok === false
+            ? h("div", { class: "applypatch-nb-reason", role: "note", text: `The cells cannot be shown: ${str(nb.reason)}. The raw JSON diff below is what the patch changed.` })
+            : null,
+          validation.after ? h("div", { class: "applypatch-nb-invalid", role: "note", text: `invalid notebook: ${str(validation.after)}` }) : null,
+          validation.before && validation.before !== validation.after
+            ? h("div", { class: "applypatch-nb-was-invalid", text: `before the patch, already an invalid notebook: ${str(validation.before)}` })
+            : null,
+          l.items.length
+            ? h(
+                "ol",
+                { class: "applypatch-nb-cells", "aria-label": `cells of ${l.shownPath}` },
+                ...l.items.map((item) =>
+                  item.kind === "fold"
+                    ? h("li", { class: "applypatch-nb-unchanged", "data-testid": "applypatch-nb-unchanged", text: item.text })
+                    : h(
+                        "li",
+                        { class: `applypatch-nb-cell applypatch-nb-cell-${item.status}`, "data-status": item.status, "data-cell": item.entry.id ?? null },
+                        fileOf(item.id ?? "") ?? plain(item.head ?? []),
+                        item.extras ? fileOf(item.extras) : null,
+                      ),
+                ),
+              )
+            : null,
+          l.cellsHidden ? h("div", { class: "applypatch-more", text: moreText(l.cellsHidden, "cell") }) : null,
+          l.metadata ? fileOf(`${l.base}:metadata`) : null,
+          l.raw ? fileOf(`${l.base}:raw`) : h("div", { class: "applypatch-nb-plain applypatch-lang", text: "raw JSON diff: no change" }),
+        );
+      }),
+      hidden ? h("div", { class: "applypatch-more", text: moreText(hidden, "notebook") }) : null,
+    );
+  };
+  return { el, update, dispose: view.dispose };
+}
+
+// ---------------------------------------------------------------------------------------------
 // the view: which traits each section reads, and render() wiring the sections to the model
 
 /**
@@ -2048,12 +2333,13 @@ export const SECTION_STATE = {
     sources: obj(get("turn_sources")),
   }),
   events: (get) => ({ events: arr(get("events")) }),
+  notebooks: (get) => ({ notebooks: obj(get("notebooks")), cwd: str(get("cwd")) }),
 };
 
 /** Which sections a trait feeds (node tests check it against what SECTION_STATE reads). */
 export const DEPENDENTS = Object.freeze({
   title: ["header"],
-  cwd: ["header", "approval", "explanation", "planned", "changes"],
+  cwd: ["header", "approval", "explanation", "planned", "changes", "notebooks"],
   dry_run: ["header"],
   vocabulary: ["header", "stages", "safety", "changes"],
   status: ["header", "stages", "result", "changes"],
@@ -2076,6 +2362,7 @@ export const DEPENDENTS = Object.freeze({
   turn_sources: ["turnDiff"],
   events: ["events", "stages"],
   explanation: ["explanation"],
+  notebooks: ["notebooks"],
 });
 
 /**
@@ -2168,6 +2455,7 @@ function render({ model, el }) {
     patch: patchSection(!endedAtStart),
     planned: plannedSection(!endedAtStart),
     changes: changesSection(),
+    notebooks: notebooksSection(),
     turnDiff: turnDiffSection(),
     events: eventsSection(),
   };
@@ -2222,6 +2510,7 @@ function render({ model, el }) {
     view.approval.dispose();
     view.planned.dispose();
     view.changes.dispose();
+    view.notebooks.dispose();
     view.turnDiff.dispose();
     fold.dispose();
   };
