@@ -20,6 +20,9 @@ import widget, {
   SECTION_STATE,
   SUMMARY_FORMS,
   approvalSection,
+  cellExtras,
+  cellRows,
+  cellTitle,
   changeBar,
   changeDiffLines,
   changeLabel,
@@ -41,6 +44,7 @@ import widget, {
   lineRuns,
   loadMode,
   moreText,
+  notebooksSection,
   pairWords,
   patchSection,
   plannedSection,
@@ -1834,5 +1838,258 @@ describe("diff view DOM", () => {
     }
     assert.equal(fake(view.toolbar).getAttribute("role"), "toolbar");
     view.dispose();
+  });
+});
+
+// ------------------------------------------------------------------------ notebooks as cells
+
+/** A notebook view as Python's notebooks.notebook_diff sends it (the `notebooks` trait). */
+function notebookView(overrides = {}) {
+  return {
+    path: "/w/nb/tour.ipynb",
+    kind: "update",
+    ok: true,
+    reason: null,
+    matched_by: "id",
+    cells: [
+      { status: "unchanged", count: 3, old_indices: [0, 1, 2], new_indices: [0, 1, 2] },
+      {
+        status: "changed",
+        old_index: 3,
+        new_index: 3,
+        id: "c3",
+        cell_type: "code",
+        moved: false,
+        changes: ["source", "outputs", "execution count", "metadata"],
+        source_diff: "@@ -1,3 +1,3 @@\n def f():\n-    return 42\n+    return 43\n print(f())\n@@ -9 +9 @@\n-x = 1\n+x = 2\n",
+        outputs: { summary: "1 output: stream stdout → 1 output: stream stdout", diff: '@@ -1 +1 @@\n-"42"\n+"43"\n' },
+        execution_count: [4, null],
+        metadata: { summary: "added 'tags'", diff: '@@ -1 +1 @@\n-{}\n+{"tags": ["t"]}\n' },
+        source: "def f():\n    return 43\nprint(f())\nl4\nl5\nl6\nl7\nl8\nx = 2",
+      },
+      { status: "added", old_index: null, new_index: 4, id: "c9", cell_type: "markdown", moved: false, changes: [], source: "# New\ntext" },
+      { status: "removed", old_index: 4, new_index: null, id: "c4", cell_type: "code", moved: false, changes: [], source: "gone()", outputs: { summary: "2 outputs: stream stdout; error ValueError", diff: "" } },
+      { status: "moved", old_index: 6, new_index: 5, id: "c6", cell_type: "code", moved: true, changes: [], source: "same()" },
+      { status: "unchanged", count: 1, old_indices: [5], new_indices: [6] },
+    ],
+    counts: { added: 1, removed: 1, moved: 1, changed: 1, unchanged: 4 },
+    summary: "1 added, 1 removed, 1 moved, 1 changed, 4 unchanged cells",
+    metadata: null,
+    nbformat: { before: "4.5", after: "4.5" },
+    validation: { before: null, after: null },
+    raw_diff: '@@ -10,3 +10,3 @@\n    "source": [\n-    "    return 42\\n",\n+    "    return 43\\n",\n',
+    ...overrides,
+  };
+}
+
+/** What a toggle of a real `<details>` does: set `open`, fire `toggle`. @param {any} details */
+function toggle(details, open = !details.open) {
+  details.open = open;
+  for (const fn of details.listeners.get("toggle") ?? []) fn({ type: "toggle" });
+}
+
+describe("notebooks as cells", () => {
+  beforeEach(() => {
+    // @ts-expect-error a fake document with the one method the widget uses
+    globalThis.document = { createElement: (tag) => new FakeElement(tag) };
+  });
+  afterEach(() => {
+    // @ts-expect-error cleanup
+    delete globalThis.document;
+  });
+  /** @param {any} el @returns {FakeElement} */
+  const fake = (el) => el;
+
+  test("cellTitle, cellRows and cellExtras read a cell entry", () => {
+    const [, changed, added, removed, moved] = notebookView().cells;
+    assert.equal(cellTitle(changed), "cell 3 · id c3 · code");
+    assert.equal(cellTitle(moved), "cell 6 → 5 · id c6 · code");
+    assert.equal(cellTitle(removed), "cell 4 · id c4 · code");
+    assert.equal(cellTitle({ old_index: null, new_index: 0 }), "cell 0 · no cell_type");
+    const rows = cellRows(changed);
+    assert.deepEqual(
+      rows.filter((r) => r.type === "line").map((r) => [/** @type {any} */ (r).kind, /** @type {any} */ (r).new]),
+      [["context", 1], ["del", null], ["add", 2], ["context", 3], ["del", null], ["add", 9]],
+    );
+    // the unchanged lines between the hunks are known: the new source is sent
+    assert.deepEqual(rows.filter((r) => r.type === "gap").map((r) => [/** @type {any} */ (r).from, /** @type {any} */ (r).to]), [[4, 8]]);
+    assert.deepEqual(cellRows(added).map((r) => /** @type {any} */ (r).kind), ["add", "add"]);
+    assert.deepEqual(cellRows(removed).map((r) => /** @type {any} */ (r).kind), ["del"]);
+    assert.deepEqual(cellRows(moved), []);
+    assert.deepEqual(
+      cellExtras(changed).map((e) => [e.name, e.summary, e.rows.filter((r) => r.type === "line").length]),
+      [
+        ["outputs", "1 output: stream stdout → 1 output: stream stdout", 2],
+        ["execution count", "4 → none", 0],
+        ["metadata", "added 'tags'", 2],
+      ],
+    );
+    assert.deepEqual(cellExtras(removed).map((e) => [e.name, e.rows.length]), [["outputs", 0]]);
+    assert.deepEqual(cellExtras(moved), []);
+  });
+
+  test("each cell by its status, the changed source in the diff table, unchanged runs folded", () => {
+    const section = notebooksSection();
+    const el = fake(section.el);
+    section.update({ notebooks: {}, cwd: "/w" });
+    assert.equal(el.hidden, true);
+    section.update({ notebooks: { proposed: [], committed: [notebookView()] }, cwd: "/w" });
+    assert.equal(el.hidden, false);
+    assert.equal(el.getAttribute("data-testid"), "applypatch-notebooks");
+    assert.match(el.textContent, /1 notebook committed/);
+    const [nb] = el.byClass("applypatch-nb");
+    assert.equal(nb.getAttribute("role"), "group");
+    assert.equal(nb.getAttribute("aria-label"), "notebook nb/tour.ipynb, committed: 1 added, 1 removed, 1 moved, 1 changed, 4 unchanged cells");
+    const head = nb.byClass("applypatch-nb-head")[0].textContent;
+    assert.match(head, /^Update.*nb\/tour\.ipynb.*committed.*1 added, 1 removed.*nbformat 4\.5.*cells matched by id/);
+    const items = nb.byClass("applypatch-nb-cells")[0].childNodes.map((li) => /** @type {FakeElement} */ (li));
+    assert.deepEqual(
+      items.map((li) => li.getAttribute("data-status") ?? li.textContent),
+      ["⋯ 3 unchanged cells (cells 0–2)", "changed", "added", "removed", "moved", "⋯ 1 unchanged cell (cell 6)"],
+    );
+    // the changed cell: open, its source diff with gutters numbered by the new source
+    const changed = items[1];
+    const source = changed.byClass("applypatch-nb-source")[0];
+    assert.equal(source.getAttribute("open"), "");
+    assert.match(source.firstElementChild?.textContent ?? "", /changed.*cell 3 · id c3 · code.*changed: source, outputs, execution count, metadata/);
+    assert.equal(source.firstElementChild?.getAttribute("aria-label"), "changed cell 3 · id c3 · code: 2 added, 2 removed lines");
+    const del = source.byClass("applypatch-dl-del")[0];
+    assert.equal(del.byClass("applypatch-code")[0].textContent, "    return 42");
+    assert.equal(source.byClass("applypatch-dl-add")[0].byClass("applypatch-gutter-new")[0].textContent, "2");
+    const [gap] = source.byClass("applypatch-expand");
+    assert.equal(gap.textContent, "⋯ Show 5 unchanged lines");
+    gap.click();
+    assert.deepEqual(source.byClass("applypatch-dl-context").map((r) => r.byClass("applypatch-code")[0].textContent).slice(2, 7), ["l4", "l5", "l6", "l7", "l8"]);
+    // added and removed cells show their source as added and removed lines; a moved one, its head
+    assert.deepEqual(items[2].byClass("applypatch-dl-add").map((r) => r.byClass("applypatch-code")[0].textContent), ["# New", "text"]);
+    assert.deepEqual(items[3].byClass("applypatch-dl-del").map((r) => r.byClass("applypatch-code")[0].textContent), ["gone()"]);
+    assert.equal(items[4].byClass("applypatch-dt").length, 0);
+    assert.match(items[4].textContent, /moved.*cell 6 → 5/);
+    // statuses are said in words, styled by class
+    assert.deepEqual(nb.byClass("applypatch-nb-status").map((s) => s.textContent), ["changed", "added", "removed", "moved"]);
+    section.dispose();
+  });
+
+  test("outputs, execution count and metadata stay folded until one click; built when shown", () => {
+    const section = notebooksSection();
+    section.update({ notebooks: { committed: [notebookView()] }, cwd: "/w" });
+    const el = fake(section.el);
+    const extras = el.byClass("applypatch-nb-extra");
+    assert.equal(extras.length, 2); // the changed cell, the removed cell (its outputs)
+    const [extra] = extras;
+    assert.equal(extra.getAttribute("open"), null);
+    const summary = /** @type {FakeElement} */ (extra.firstElementChild);
+    assert.equal(summary.tagName, "SUMMARY"); // a native summary: focusable, Enter and Space toggle it
+    assert.equal(summary.textContent, "outputs, execution count, metadata");
+    assert.equal(summary.getAttribute("aria-label"), "outputs, execution count, metadata of cell 3 · id c3 · code");
+    assert.equal(extra.byClass("applypatch-nb-extra-item").length, 0, "nothing is built while closed");
+    toggle(extra, true);
+    const items = extra.byClass("applypatch-nb-extra-item");
+    assert.deepEqual(items.map((i) => i.getAttribute("data-extra")), ["outputs", "execution count", "metadata"]);
+    assert.match(items[1].textContent, /execution count: 4 → none/);
+    assert.deepEqual(items[0].byClass("applypatch-dl-del").map((r) => r.byClass("applypatch-code")[0].textContent), ['"42"']);
+    assert.deepEqual(items[2].byClass("applypatch-dl-add").map((r) => r.byClass("applypatch-code")[0].textContent), ['{"tags": ["t"]}']);
+    // the reader's choice survives an update of the trait
+    section.update({ notebooks: { committed: [notebookView()] }, cwd: "/w" });
+    assert.equal(fake(section.el).byClass("applypatch-nb-extra")[0].getAttribute("open"), "");
+    // the mode switch redraws them too, and collapse all folds them
+    const split = fake(section.el).byTestId("applypatch-mode-split");
+    split.click();
+    assert.ok(fake(section.el).byClass("applypatch-nb-extra")[0].byClass("applypatch-dt").every((t) => t.getAttribute("data-mode") === "split"));
+    fake(section.el).byTestId("applypatch-mode-unified").click();
+    fake(section.el).find((e) => e.textContent === "Collapse all")?.click();
+    assert.equal(/** @type {any} */ (fake(section.el).byClass("applypatch-nb-extra")[0]).open, false);
+    section.dispose();
+  });
+
+  test("the raw JSON diff is one click away; open, with the reason, when cells cannot be shown", () => {
+    const section = notebooksSection();
+    section.update({ notebooks: { committed: [notebookView()] }, cwd: "/w" });
+    const raw = fake(section.el).byTestId("applypatch-nb-raw");
+    assert.equal(raw.tagName, "DETAILS");
+    assert.equal(raw.getAttribute("open"), null);
+    assert.match(raw.firstElementChild?.textContent ?? "", /Raw JSON diff.*what the patch changed/);
+    assert.equal(raw.byClass("applypatch-dt").length, 0);
+    toggle(raw, true);
+    assert.deepEqual(raw.byClass("applypatch-dl-add").map((r) => r.byClass("applypatch-code")[0].textContent), ['    "    return 43\\n",']);
+    const broken = notebookView({
+      ok: false,
+      reason: "the new text is not valid JSON: Expecting ',' delimiter at line 12, column 5",
+      cells: [],
+      summary: "cells cannot be shown",
+      validation: { before: null, after: "not valid JSON: Expecting ',' delimiter at line 12, column 5" },
+    });
+    section.update({ notebooks: { proposed: [broken], committed: [] }, cwd: "/w" });
+    const el = fake(section.el);
+    assert.match(el.textContent, /1 notebook proposed, nothing written/);
+    assert.match(el.byClass("applypatch-nb-reason")[0].textContent, /^The cells cannot be shown: the new text is not valid JSON: .* line 12, column 5/);
+    assert.equal(el.byClass("applypatch-nb-reason")[0].getAttribute("role"), "note");
+    assert.match(el.byClass("applypatch-nb-invalid")[0].textContent, /^invalid notebook: not valid JSON/);
+    assert.equal(el.byClass("applypatch-nb-cells").length, 0);
+    const opened = el.byTestId("applypatch-nb-raw");
+    assert.equal(opened.getAttribute("open"), "");
+    assert.equal(opened.byClass("applypatch-dt").length, 1);
+    section.dispose();
+  });
+
+  test("valid JSON, invalid notebook: the cells show, and why nbformat refuses it", () => {
+    const section = notebooksSection();
+    const view = notebookView({
+      validation: { before: null, after: "cell 2 (id 'c2'): 'cell_type' is missing; every cell needs one: 'code', 'markdown', 'raw'" },
+      cells: [{ status: "changed", old_index: 2, new_index: 2, id: "c2", cell_type: null, moved: false, changes: ["cell type"], old_cell_type: "code", source: "x" }],
+    });
+    section.update({ notebooks: { proposed: [view] }, cwd: "/w" });
+    const el = fake(section.el);
+    assert.match(el.byClass("applypatch-nb-invalid")[0].textContent, /cell 2 \(id 'c2'\): 'cell_type' is missing/);
+    assert.equal(el.byClass("applypatch-nb-reason").length, 0);
+    assert.match(el.byClass("applypatch-nb-cell")[0].textContent, /changed.*cell 2 · id c2 · no cell_type.*changed: cell type/);
+    section.dispose();
+  });
+
+  test("an added, a moved notebook; a notebook's own metadata folded; bounded cells", () => {
+    const section = notebooksSection();
+    const many = Array.from({ length: LIMITS.rows + 7 }, (_, i) => ({ status: "added", old_index: null, new_index: i, id: `a${i}`, cell_type: "code", changes: [], source: `x = ${i}` }));
+    section.update({
+      notebooks: {
+        committed: [
+          notebookView({ kind: "add", cells: many, nbformat: { before: null, after: "4.5" } }),
+          notebookView({ path: "/w/new.ipynb", moved_from: "/w/old.ipynb", metadata: { summary: "changed 'kernelspec'", diff: "@@ -1 +1 @@\n-a\n+b\n" } }),
+        ],
+      },
+      cwd: "/w",
+    });
+    const el = fake(section.el);
+    const [added, moved] = el.byClass("applypatch-nb");
+    assert.match(added.byClass("applypatch-nb-head")[0].textContent, /^Add/);
+    assert.equal(added.byClass("applypatch-nb-cell").length, LIMITS.rows);
+    assert.match(added.textContent, /… 7 more cells/);
+    // files open while a budget of lines lasts: the rest wait for the reader
+    const rendered = el.byClass("applypatch-dl").length;
+    assert.ok(rendered <= LIMITS.diffLines + 50, `${rendered} rows rendered`);
+    assert.match(moved.byClass("applypatch-nb-head")[0].textContent, /^Move.*new\.ipynb.*moved from old\.ipynb/);
+    const meta = moved.byClass("applypatch-nb-metadata")[0];
+    assert.equal(meta.getAttribute("open"), null);
+    assert.match(meta.firstElementChild?.textContent ?? "", /notebook metadata: changed 'kernelspec'/);
+    section.dispose();
+  });
+
+  test("render: the notebooks trait fills the section, and its change re-renders it", async () => {
+    const model = new FakeModel(initialState());
+    const el = new FakeElement("div");
+    // @ts-expect-error fakes
+    const cleanup = widget.render({ model, el });
+    const root = /** @type {FakeElement} */ (el.firstElementChild);
+    const section = root.byTestId("applypatch-notebooks");
+    assert.equal(section.hidden, true);
+    model.set({ status: STATUS.completed, stage: LAST, notebooks: { proposed: [], committed: [notebookView()] } });
+    await tick();
+    assert.equal(section.hidden, false);
+    assert.equal(section.byClass("applypatch-nb-cell").length, 4);
+    model.set({ notebooks: { proposed: [], committed: [] } });
+    await tick();
+    assert.equal(section.hidden, true);
+    const before = model.handlerCount();
+    cleanup();
+    assert.ok(before > 0 && model.handlerCount() === 0);
   });
 });
