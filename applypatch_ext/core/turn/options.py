@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+import argparse
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum, StrEnum
-from typing import Any, TypeAlias
+from typing import Any, Final, TypeAlias
 
 from ..apply.fs import resolve_path
 from ..apply.transaction import Transaction
 from ..apply.verify import DuplicatePaths
 from ..text import LineEndings
 from .events import ApplyPatchApprovalRequest, PatchApplyStatus
-from .faults import FaultSpecError, parse_fault
-from .policy import ApprovalPolicy, PermissionProfile, SandboxPolicy
+from .faults import FAULT_SPECS, FaultSpecError, parse_fault
+from .policy import (
+    APPROVAL_KINDS,
+    GRANULAR,
+    ON_REQUEST,
+    ApprovalPolicy,
+    PermissionProfile,
+    SandboxPolicy,
+)
 from .preview import DEFAULT_THROTTLE
 
 
@@ -87,6 +95,373 @@ def as_approver(answer: Approver | Decision | str | None) -> Approver | None:
     return lambda _request: fixed
 
 
+# -- the one option table ---------------------------------------------------------------------
+
+
+class FrontEnd(StrEnum):
+    """The front ends whose parsers the option table builds."""
+
+    #: ``%%apply_patch`` and ``%apply_patch FILE``
+    MAGIC = "magic"
+    #: ``python -m applypatch_ext turn``
+    TURN = "turn"
+    #: ``python -m applypatch_ext replay``
+    REPLAY = "replay"
+    #: ``%apply_patch_replay``
+    REPLAY_MAGIC = "replay-magic"
+
+
+class OptionKind(StrEnum):
+    """How an option takes its value."""
+
+    FLAG = "flag"
+    VALUE = "value"
+    APPEND = "append"
+    INT = "int"
+    FLOAT = "float"
+
+
+#: What an argparse choice error says after the option's name (the magics print the name first).
+CHOICE_ERROR: Final = "must be one of"
+#: The approval policies a help lists (:meth:`ApprovalPolicy.parse` reads a few more spellings,
+#: so :meth:`PipelineOptions.from_strings` checks them, not argparse).
+APPROVAL_POLICIES: Final = (*APPROVAL_KINDS, str(ApprovalPolicy(GRANULAR, sandbox_approval=False)))
+#: ``ask``: show the approval buttons; where nobody can be asked, decline and say so on stderr.
+ASK: Final = "ask"
+DEFAULT_STREAM_CHUNK: Final = 24
+DEFAULT_STREAM_DELAY: Final = 0.02
+_ALL = frozenset(FrontEnd)
+_CALLS = frozenset((FrontEnd.MAGIC, FrontEnd.TURN))
+_REPLAYS = frozenset((FrontEnd.REPLAY, FrontEnd.REPLAY_MAGIC))
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of the front ends: its parsing, its default, its help, where it appears.
+
+    ``front_ends`` says which front ends have it; an option in one only (``--no-widget``,
+    ``--environment``) makes sense there only. ``field`` is the keyword of
+    :meth:`PipelineOptions.from_strings` it feeds (None: the front end uses it itself).
+    ``defaults`` overrides ``default`` for some front ends; ``default_text`` is what the help
+    says of a None default; ``item_type`` converts each value of an append option.
+    """
+
+    name: str
+    kind: OptionKind
+    help: str
+    group: str
+    front_ends: frozenset[FrontEnd]
+    default: Any = None
+    choices: tuple[str, ...] = ()
+    metavar: str | None = None
+    field: str | None = None
+    defaults: tuple[tuple[FrontEnd, Any], ...] = ()
+    default_text: str | None = None
+    item_type: Callable[[str], Any] | None = None
+
+    @property
+    def dest(self) -> str:
+        return self.name.lstrip("-").replace("-", "_")
+
+    def default_for(self, front_end: FrontEnd) -> Any:
+        return dict(self.defaults).get(front_end, self.default)
+
+    def help_for(self, front_end: FrontEnd) -> str:
+        """The help text with the front end's default (``%`` escaped for argparse)."""
+        default = self.default_for(front_end)
+        shown = self.default_text if default is None else str(default)
+        text = self.help
+        if self.kind not in (OptionKind.FLAG, OptionKind.APPEND) and shown is not None:
+            text += f" (default: {shown})"
+        return text.replace("%", "%%")
+
+    def argparse_kwargs(self, front_end: FrontEnd) -> dict[str, Any]:
+        """The keywords of ``add_argument`` (argparse's and IPython's magic_arguments')."""
+        kwargs: dict[str, Any] = {"help": self.help_for(front_end)}
+        if self.kind is OptionKind.FLAG:
+            return {**kwargs, "action": "store_true"}
+        kwargs["default"] = self.default_for(front_end)
+        if self.metavar is not None:
+            kwargs["metavar"] = self.metavar
+        if self.kind is OptionKind.APPEND:
+            kwargs["action"] = "append"
+            if self.item_type is not None:
+                kwargs["type"] = self.item_type
+        elif self.kind is OptionKind.INT:
+            kwargs["type"] = int
+        elif self.kind is OptionKind.FLOAT:
+            kwargs["type"] = float
+        if self.choices:
+            kwargs["choices"] = self.choices
+            kwargs["type"] = _choice(self.choices)
+        return kwargs
+
+
+def _choice(choices: tuple[str, ...]) -> Callable[[str], str]:
+    """A converter refusing a value outside ``choices`` with a message listing the valid ones."""
+
+    def convert(text: str) -> str:
+        if text in choices:
+            return text
+        raise argparse.ArgumentTypeError(f"{CHOICE_ERROR} {', '.join(choices)}, got {text!r}")
+
+    return convert
+
+
+def _values(enum: type[Enum]) -> tuple[str, ...]:
+    return tuple(str(member.value) for member in enum)
+
+
+_SAFETY = "Safety and approval"
+_BEHAVIOUR = "Behaviour"
+_STREAMING = "Streaming"
+_FAULTS = "Faults"
+_CALL = "The call"
+_DISPLAY = "Display"
+
+OPTIONS: Final[tuple[Option, ...]] = (
+    Option(
+        "--cwd",
+        OptionKind.VALUE,
+        "Run against this directory (the primary environment).",
+        _CALL,
+        _CALLS,
+        metavar="DIR",
+        default_text="the current working directory",
+    ),
+    Option(
+        "--cwd",
+        OptionKind.VALUE,
+        "Replay in this directory.",
+        _CALL,
+        _REPLAYS,
+        metavar="DIR",
+        default_text="the session's recorded working directory, if it exists here",
+    ),
+    Option(
+        "--environment",
+        OptionKind.APPEND,
+        "A named environment, NAME=DIR (repeat for several); the first one is the primary "
+        "environment.",
+        _CALL,
+        frozenset((FrontEnd.TURN,)),
+        metavar="NAME=DIR",
+    ),
+    Option(
+        "--turn",
+        OptionKind.APPEND,
+        "Replay only turn N (1-based; repeat for several); the directory should hold the "
+        "project as it was before it.",
+        _CALL,
+        _REPLAYS,
+        metavar="N",
+        item_type=int,
+    ),
+    Option(
+        "--dry-run",
+        OptionKind.FLAG,
+        "Parse, verify and assess safety, show the planned changes, and write nothing.",
+        _CALL,
+        frozenset((FrontEnd.MAGIC,)),
+    ),
+    Option(
+        "--new-turn",
+        OptionKind.FLAG,
+        "Start a new turn before this call (the TurnDiff starts empty).",
+        _CALL,
+        frozenset((FrontEnd.MAGIC,)),
+    ),
+    Option(
+        "--approval-policy",
+        OptionKind.VALUE,
+        f"When to ask for approval (Codex's AskForApproval): {', '.join(APPROVAL_POLICIES)}.",
+        _SAFETY,
+        _ALL,
+        default=ON_REQUEST,
+        metavar="POLICY",
+        field="approval_policy",
+    ),
+    Option(
+        "--sandbox",
+        OptionKind.VALUE,
+        "The permission profile; with workspace-write the writable roots are the working "
+        "directory, the --writable-root ones and the temp dir.",
+        _SAFETY,
+        _ALL,
+        default=PermissionProfile.WORKSPACE_WRITE.value,
+        choices=_values(PermissionProfile),
+        field="sandbox",
+    ),
+    Option(
+        "--writable-root",
+        OptionKind.APPEND,
+        "An extra writable root for workspace-write; repeat for several.",
+        _SAFETY,
+        _CALLS,
+        metavar="DIR",
+        field="writable_roots",
+    ),
+    Option(
+        "--exclude-tmp",
+        OptionKind.FLAG,
+        "Do not count /tmp and $TMPDIR as writable roots (Codex's exclude_slash_tmp and "
+        "exclude_tmpdir_env_var), so that only the working directory and --writable-root are.",
+        _SAFETY,
+        _ALL,
+        field="exclude_tmp",
+    ),
+    Option(
+        "--approve",
+        OptionKind.VALUE,
+        "How approval requests are answered: ask shows Approve / Approve for session / "
+        "Decline buttons in a notebook, and where nobody can be asked (turn) by default each "
+        "request is declined and stderr names it, so pass --approve approve to let a patch "
+        "write outside the writable roots or into .git, .agents, .codex; approve, "
+        "approve-for-session and decline answer every request.",
+        _SAFETY,
+        _CALLS,
+        default=ASK,
+        choices=(ASK, *_values(Decision)),
+    ),
+    Option(
+        "--approve",
+        OptionKind.VALUE,
+        "The answer to every approval request (a replay runs its calls in order, so it cannot "
+        "wait for a click); the replay command names each declined request on stderr.",
+        _SAFETY,
+        _REPLAYS,
+        default=Decision.DECLINE.value,
+        choices=_values(Decision),
+    ),
+    Option(
+        "--line-endings",
+        OptionKind.VALUE,
+        "preserve keeps each untouched line's terminator; lf is the legacy normalisation to LF.",
+        _BEHAVIOUR,
+        _CALLS,
+        default=LineEndings.PRESERVE.value,
+        choices=_values(LineEndings),
+        field="line_endings",
+    ),
+    Option(
+        "--duplicates",
+        OptionKind.VALUE,
+        "Two hunks on one path: reject them, or fold them (legacy, with the gap of the safety "
+        "check).",
+        _BEHAVIOUR,
+        _CALLS,
+        default=DuplicatePaths.REJECT.value,
+        choices=_values(DuplicatePaths),
+        field="duplicates",
+    ),
+    Option(
+        "--transaction",
+        OptionKind.VALUE,
+        "none keeps what was written when a change fails (Codex); atomic rolls everything back "
+        "on any failure, and its write-ahead journal on disk lets the next call, or `python -m "
+        "applypatch_ext recover`, restore the tree after a crash.",
+        _BEHAVIOUR,
+        _CALLS,
+        default=Transaction.NONE.value,
+        choices=_values(Transaction),
+        field="transaction",
+    ),
+    Option(
+        "--stream-chunk",
+        OptionKind.INT,
+        "Feed the patch to the pipeline in deltas of N characters (0 feeds it whole).",
+        _STREAMING,
+        _CALLS,
+        default=0,
+        metavar="N",
+        defaults=((FrontEnd.MAGIC, DEFAULT_STREAM_CHUNK),),
+    ),
+    Option(
+        "--stream-delay",
+        OptionKind.FLOAT,
+        "Pause between two deltas, so that the stream is visible (0 for no pause).",
+        _STREAMING,
+        frozenset((FrontEnd.MAGIC,)),
+        default=DEFAULT_STREAM_DELAY,
+        metavar="SECONDS",
+    ),
+    Option(
+        "--throttle-ms",
+        OptionKind.INT,
+        "Minimum interval between two preview (PatchApplyUpdated) events, in milliseconds, as "
+        "in Codex (0 sends every change).",
+        _STREAMING,
+        _CALLS,
+        default=round(DEFAULT_THROTTLE * 1000),
+        metavar="N",
+        field="throttle_ms",
+    ),
+    Option(
+        "--fault",
+        OptionKind.APPEND,
+        f"Inject a fault: {', '.join(spec for spec, _ in FAULT_SPECS)} (the fault specs below); "
+        "repeat for several.",
+        _FAULTS,
+        _CALLS,
+        metavar="SPEC",
+        field="faults",
+    ),
+    Option(
+        "--no-widget",
+        OptionKind.FLAG,
+        "Show rich output (HTML, Markdown, text) instead of the live widget.",
+        _DISPLAY,
+        frozenset((FrontEnd.MAGIC,)),
+    ),
+    Option(
+        "--no-widget",
+        OptionKind.FLAG,
+        "Show the summary table instead of the step-through widget.",
+        _DISPLAY,
+        frozenset((FrontEnd.REPLAY_MAGIC,)),
+    ),
+)
+
+
+def options_of(front_end: FrontEnd) -> tuple[Option, ...]:
+    """The options of ``front_end``, in the table's order."""
+    return tuple(option for option in OPTIONS if front_end in option.front_ends)
+
+
+def argument_groups(
+    front_end: FrontEnd, types: Mapping[str, Callable[[str], Any]] | None = None
+) -> list[tuple[str, list[tuple[str, dict[str, Any]]]]]:
+    """``(group title, [(option name, add_argument keywords)])`` for ``front_end``, groups in
+    the order they first appear in the table; ``types`` gives some options a converter."""
+    groups: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for option in options_of(front_end):
+        kwargs = option.argparse_kwargs(front_end)
+        if types and option.name in types:
+            kwargs["type"] = types[option.name]
+        groups.setdefault(option.group, []).append((option.name, kwargs))
+    return list(groups.items())
+
+
+def add_arguments(
+    parser: argparse.ArgumentParser,
+    front_end: FrontEnd,
+    types: Mapping[str, Callable[[str], Any]] | None = None,
+) -> None:
+    """Add the options of ``front_end`` to an argparse parser, in argument groups."""
+    for title, entries in argument_groups(front_end, types):
+        group = parser.add_argument_group(title)
+        for name, kwargs in entries:
+            group.add_argument(name, **kwargs)
+
+
+#: The defaults of :meth:`PipelineOptions.from_strings`, from the table.
+_FIELD_DEFAULTS: Final[dict[str, Any]] = {
+    option.field: () if option.kind is OptionKind.APPEND else option.default
+    for option in OPTIONS
+    if option.field is not None
+}
+
+
 @dataclass(frozen=True)
 class PipelineOptions:
     """Every knob of a call; the defaults follow Codex, improved where upstream improved."""
@@ -108,17 +483,17 @@ class PipelineOptions:
         cls,
         cwd: str,
         *,
-        approval_policy: str = "on-request",
-        sandbox: str = "workspace-write",
+        approval_policy: str = _FIELD_DEFAULTS["approval_policy"],
+        sandbox: str = _FIELD_DEFAULTS["sandbox"],
         writable_roots: Sequence[str] = (),
         exclude_tmp: bool = False,
-        line_endings: str = "preserve",
-        duplicates: str = "reject",
-        transaction: str = "none",
-        throttle_ms: int = 500,
+        line_endings: str = _FIELD_DEFAULTS["line_endings"],
+        duplicates: str = _FIELD_DEFAULTS["duplicates"],
+        transaction: str = _FIELD_DEFAULTS["transaction"],
+        throttle_ms: int = _FIELD_DEFAULTS["throttle_ms"],
         faults: Sequence[str] = (),
     ) -> PipelineOptions:
-        """Options from the texts a user types (the magic's and the ``turn`` command's options).
+        """Options from the texts a user types (the defaults are the option table's).
 
         Relative writable roots and fault paths are resolved against ``cwd``. Raises
         ``ValueError`` whose message starts with the option's name and says what is valid.
@@ -157,3 +532,19 @@ class PipelineOptions:
             throttle=throttle_ms / 1000,
             faults=tuple(faults),
         )
+
+    @classmethod
+    def from_namespace(cls, cwd: str, args: argparse.Namespace) -> PipelineOptions:
+        """Options from the parsed namespace of any front end (the magic, ``turn``,
+        ``replay``): every option of the table that feeds :meth:`from_strings` and that the
+        front end has. Raises ``ValueError`` naming the option, as :meth:`from_strings`."""
+        given = vars(args)
+        values: dict[str, Any] = {}
+        for option in OPTIONS:
+            if option.field is None or option.dest not in given:
+                continue
+            value = given[option.dest]
+            values[option.field] = (
+                () if value is None and option.kind is OptionKind.APPEND else value
+            )
+        return cls.from_strings(cwd, **values)
