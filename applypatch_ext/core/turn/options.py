@@ -192,9 +192,18 @@ class Option:
         elif self.kind is OptionKind.FLOAT:
             kwargs["type"] = float
         if self.choices:
-            kwargs["choices"] = self.choices
-            kwargs["type"] = _choice(self.choices)
+            kwargs["choices"] = _Choices(self.choices)
+            kwargs["type"] = _choice(kwargs["choices"])
         return kwargs
+
+
+class _Choices(tuple[str, ...]):
+    """The valid values of an option (what its help lists). A value holding a NUL byte is let
+    through: the magics refuse it next, saying so, rather than as one more invalid choice (argv
+    cannot hold one)."""
+
+    def __contains__(self, value: object) -> bool:
+        return (isinstance(value, str) and "\0" in value) or super().__contains__(value)
 
 
 def _choice(choices: tuple[str, ...]) -> Callable[[str], str]:
