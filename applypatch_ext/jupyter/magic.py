@@ -238,6 +238,7 @@ class ApplyPatchMagics(Magics):
         description="Run a patch kept in a file (or in a str variable) as one apply_patch "
         "tool call: the same call, options and result as the %%apply_patch cell magic, "
         "without pasting the patch into a cell.",
+        epilog=fault_help(),
     )
     @argument(
         "source",
