@@ -451,6 +451,29 @@ def test_magic_and_turn_help_list_the_same_options_and_defaults(ip: InteractiveS
         assert " ".join(description.split()[:4]) in " ".join(captured.stdout.split())
 
 
+def test_the_file_magic_has_the_cell_magics_options(ip: InteractiveShell) -> None:
+    cell = help_options(ip.find_cell_magic("apply_patch").__doc__ or "")
+    line = help_options(ip.find_line_magic("apply_patch").__doc__ or "")
+    assert line == cell and "--throttle-ms" in line
+
+
+def test_replay_magic_and_command_list_the_same_options_and_defaults(
+    ip: InteractiveShell,
+) -> None:
+    magic = help_options(ip.find_line_magic("apply_patch_replay").__doc__ or "")
+    command = help_options(
+        subprocess.run(
+            [sys.executable, "-m", "applypatch_ext", "replay", "--help"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    assert set(magic) - set(command) == {"--no-widget"}  # a notebook's only
+    assert {name: magic[name] for name in command} == command
+    assert command["--approve"] == "decline" and command["--approval-policy"] == "on-request"
+
+
 def test_help_usage_line_names_the_cell_magic(ip: InteractiveShell) -> None:
     with capture_output() as captured:
         ip.run_cell("%%apply_patch?")
