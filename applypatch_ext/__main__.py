@@ -4,9 +4,10 @@ Prints every event as one JSON object per line (PatchApplyUpdated, safety, begin
 requests and decisions, end, TurnDiff), a ``call_result`` line after each call, and, last, the
 final TurnDiff of the turn. Exits 0 when every call completed, 1 otherwise, 2 on a usage error.
 
-Nobody can answer an approval request here, so without ``--approve`` every request is declined
-and stderr says which one and how to approve it: a patch that writes outside the writable
-roots, or into ``.git``, never goes through unless the user asked for it on the command line.
+Nobody can answer an approval request here, so with ``--approve ask`` (the default, as in the
+magic) every request is declined and stderr says which one and how to approve it: a patch that
+writes outside the writable roots, or into ``.git``, never goes through unless the user asked
+for it on the command line.
 
 ``python -m applypatch_ext recover [--cwd DIR]``: put DIR back as it was before an atomic call
 that did not finish (its process was killed), from the call's on-disk journal, and say what was
@@ -23,31 +24,12 @@ import sys
 from collections.abc import Callable, Sequence
 
 from .core.apply.journal import STATE_DIR_ENV, JournalError, journal_path
-from .core.apply.transaction import Transaction, recover
-from .core.apply.verify import DuplicatePaths
-from .core.text import LineEndings
+from .core.apply.transaction import recover
 from .core.turn.events import ApplyPatchApprovalRequest
-from .core.turn.options import Decision, PipelineOptions
-from .core.turn.policy import PermissionProfile
+from .core.turn.faults import fault_help
+from .core.turn.options import ASK, Decision, FrontEnd, PipelineOptions, add_arguments
 from .core.turn.turn import Turn
 from .replay_cli import add_replay_parser, run_replay
-
-FAULT_HELP = """\
-fault specs (--fault, repeatable; PATH is relative to the working directory):
-  write:N             the N-th file write of the call fails (EIO)
-  write:PATH          every write of PATH fails (EIO)
-  delete:PATH         deleting PATH (a Delete File hunk) fails (EIO)
-  remove-source:PATH  removing PATH as the source of a move fails (EIO)
-  eperm:PATH          in a sandboxed attempt, changes at or under PATH are denied, like a
-                      sandbox denial (an approved unsandboxed retry then succeeds)
-  drift:PATH          PATH changes (a line is appended) right after it is first read, i.e.
-                      between verification and application
-  cancel:N            cancel the call before its N-th change (write, remove, mkdir)
-  journal:enospc      writing the on-disk journal of --transaction atomic fails as on a
-                      full disk (then nothing is changed)
-  kill:N              the process sends itself SIGKILL before its N-th change (a crash)
-  stop:N              the process stops itself (SIGSTOP) before its N-th change
-"""
 
 
 def _environment(text: str) -> tuple[str, str]:
@@ -70,72 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
             "Run each PATCH_FILE as one apply_patch tool call of one turn and print every "
             "event as one JSON object per line; the last line is the final TurnDiff."
         ),
-        epilog=FAULT_HELP,
+        epilog=fault_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     turn.add_argument("patch_files", metavar="PATCH_FILE", nargs="+", help="a patch, one per call")
-    turn.add_argument("--cwd", default=".", help="the working directory (primary environment)")
-    turn.add_argument(
-        "--environment",
-        action="append",
-        default=[],
-        type=_environment,
-        metavar="NAME=DIR",
-        help="a named environment (repeatable); the first one is the primary environment",
-    )
-    turn.add_argument(
-        "--approval-policy",
-        default="on-request",
-        help="untrusted, on-request (default), never, granular or granular:no-sandbox-approval",
-    )
-    turn.add_argument(
-        "--sandbox",
-        default=PermissionProfile.WORKSPACE_WRITE.value,
-        choices=[p.value for p in PermissionProfile],
-        help="the permission profile (default workspace-write)",
-    )
-    turn.add_argument(
-        "--writable-root",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="an extra writable root for workspace-write (repeatable)",
-    )
-    turn.add_argument(
-        "--exclude-tmp",
-        action="store_true",
-        help="do not count /tmp and $TMPDIR as writable roots",
-    )
-    turn.add_argument(
-        "--approve",
-        default=None,
-        choices=[d.value for d in Decision],
-        help=(
-            "the answer given to every approval request; by default each request is declined "
-            "and stderr names it (nobody is there to ask): pass --approve approve to let a "
-            "patch write outside the writable roots or into .git, .agents, .codex"
-        ),
-    )
-    turn.add_argument("--line-endings", default="preserve", choices=[m.value for m in LineEndings])
-    turn.add_argument("--duplicates", default="reject", choices=[d.value for d in DuplicatePaths])
-    turn.add_argument("--transaction", default="none", choices=[t.value for t in Transaction])
-    turn.add_argument(
-        "--stream-chunk",
-        type=int,
-        default=0,
-        metavar="N",
-        help="feed each patch as deltas of N characters (0: whole)",
-    )
-    turn.add_argument(
-        "--throttle-ms",
-        type=int,
-        default=500,
-        metavar="N",
-        help="minimum interval between PatchApplyUpdated events (0: every change)",
-    )
-    turn.add_argument(
-        "--fault", action="append", default=[], metavar="SPEC", help="inject a fault (see below)"
-    )
+    add_arguments(turn, FrontEnd.TURN, types={"--environment": _environment})
     rec = commands.add_parser(
         "recover",
         help="restore a working directory after an atomic call that did not finish",
@@ -212,26 +133,15 @@ def read_patch_files(paths: Sequence[str]) -> list[str]:
 
 
 def run_turn(args: argparse.Namespace) -> int:
-    cwd = os.path.abspath(args.cwd)
-    environments = dict(args.environment) or {"": cwd}
+    cwd = os.path.abspath(args.cwd or os.curdir)
+    environments = dict(args.environment or ()) or {"": cwd}
     for name, directory in environments.items():
         if not os.path.isdir(directory):
             raise SystemExit(
                 f"error: working directory of {name or 'the turn'} not found: {directory}"
             )
     try:
-        options = PipelineOptions.from_strings(
-            cwd,
-            approval_policy=args.approval_policy,
-            sandbox=args.sandbox,
-            writable_roots=args.writable_root,
-            exclude_tmp=args.exclude_tmp,
-            line_endings=args.line_endings,
-            duplicates=args.duplicates,
-            transaction=args.transaction,
-            throttle_ms=args.throttle_ms,
-            faults=args.fault,
-        )
+        options = PipelineOptions.from_namespace(cwd, args)
     except ValueError as exc:
         raise SystemExit(f"error: {exc}") from exc
     texts = read_patch_files(args.patch_files)
@@ -241,7 +151,7 @@ def run_turn(args: argparse.Namespace) -> int:
     for path, text in zip(args.patch_files, texts, strict=True):
         chunk = args.stream_chunk
         deltas = [text[i : i + chunk] for i in range(0, len(text), chunk)] if chunk > 0 else [text]
-        approver = args.approve if args.approve is not None else _default_approver(path)
+        approver = _default_approver(path) if args.approve == ASK else args.approve
         result = turn.run(deltas, approver)
         all_completed &= result.ok
         _print(

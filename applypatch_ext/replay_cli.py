@@ -24,8 +24,7 @@ from .core.agents.replay import (
 )
 from .core.agents.rollout import RolloutTurn
 from .core.turn.events import ApplyPatchApprovalRequest
-from .core.turn.options import Decision, PipelineOptions
-from .core.turn.policy import PermissionProfile
+from .core.turn.options import Decision, FrontEnd, PipelineOptions, add_arguments
 from .core.turn.turn import Turn
 
 DESCRIPTION = (
@@ -41,39 +40,7 @@ def add_replay_parser(commands: Any) -> argparse.ArgumentParser:
         "replay", help="replay a Codex session file", description=DESCRIPTION
     )
     replay.add_argument("source", metavar="ROLLOUT", help="a rollout-*.jsonl file or a JSON file")
-    replay.add_argument(
-        "--cwd",
-        default=None,
-        help="the directory to replay in (default: the session's recorded cwd, if it exists)",
-    )
-    replay.add_argument(
-        "--turn",
-        type=int,
-        action="append",
-        default=None,
-        metavar="N",
-        help="replay only turn N (1-based; repeatable); DIR should hold the state before it",
-    )
-    replay.add_argument(
-        "--approval-policy",
-        default="on-request",
-        help="untrusted, on-request (default), never, granular or granular:no-sandbox-approval",
-    )
-    replay.add_argument(
-        "--sandbox",
-        default=PermissionProfile.WORKSPACE_WRITE.value,
-        choices=[p.value for p in PermissionProfile],
-        help="the permission profile (default workspace-write)",
-    )
-    replay.add_argument(
-        "--exclude-tmp", action="store_true", help="do not count /tmp and $TMPDIR as writable"
-    )
-    replay.add_argument(
-        "--approve",
-        default=None,
-        choices=[d.value for d in Decision],
-        help="the answer to every approval request (default: decline, naming it on stderr)",
-    )
+    add_arguments(replay, FrontEnd.REPLAY)
     return replay
 
 
@@ -86,7 +53,7 @@ def _decline(request: ApplyPatchApprovalRequest) -> Decision:
     kind = "the retry without the sandbox" if request.retry else "the approval request"
     sys.stderr.write(
         f"replay: {request.call_id}: declined {kind} to write {', '.join(request.files)} "
-        f"(cwd {request.cwd}): no --approve was given; rerun with --approve approve to "
+        f"(cwd {request.cwd}): --approve is decline; rerun with --approve approve to "
         "approve it\n"
     )
     return Decision.DECLINE
@@ -96,12 +63,7 @@ def run_replay(args: argparse.Namespace) -> int:
     try:
         rollout = load_replay_source(args.source)
         cwd = replay_cwd(rollout, args.cwd)
-        options = PipelineOptions.from_strings(
-            cwd,
-            approval_policy=args.approval_policy,
-            sandbox=args.sandbox,
-            exclude_tmp=args.exclude_tmp,
-        )
+        options = PipelineOptions.from_namespace(cwd, args)
     except OSError as exc:
         sys.stderr.write(f"replay: cannot read {args.source}: {exc.strerror or exc}\n")
         return 2
@@ -132,7 +94,7 @@ def run_replay(args: argparse.Namespace) -> int:
             rollout,
             cwd,
             options=options,
-            approver=args.approve if args.approve is not None else _decline,
+            approver=_decline if args.approve == Decision.DECLINE else args.approve,
             turns=args.turn,
             on_turn=on_turn,
             on_call=on_call,

@@ -46,16 +46,10 @@ export const LIMITS = Object.freeze({
   history: 1000,
 });
 
-/** The decisions an approval button sends (Python's `Decision` values). */
-export const DECISIONS = Object.freeze([
-  { decision: "approve", label: "Approve", testid: "applypatch-approve" },
-  { decision: "approve-for-session", label: "Approve for session", testid: "applypatch-approve-session" },
-  { decision: "decline", label: "Decline", testid: "applypatch-decline" },
-]);
-
 // ---------------------------------------------------------------------------------------------
-// what statuses and stages mean: sent by Python (the `vocabulary` trait, built by
-// `call_vocabulary()` in widget.py); the view branches on these meanings, never on a name
+// what statuses, stages and decisions mean: sent by Python (the `vocabulary` trait, built by
+// `call_vocabulary()` in jupyter/vocabulary.py); the view branches on these meanings, never on a
+// name
 
 /**
  * @typedef {{label: string, tone: string, terminal: boolean, wrote: boolean, success: boolean,
@@ -105,6 +99,24 @@ export function stageList(vocabulary) {
       label: str(st.label) || st.name,
       evidence: typeof st.evidence === "string" && st.evidence ? st.evidence : null,
       writes: st.writes === true,
+    }));
+}
+
+/**
+ * The answers an approval button can send (Python's `Decision`), in the order of the buttons,
+ * each with its label and the button's test id: the vocabulary's `decisions` (entries without a
+ * decision are dropped; without a vocabulary, a saved state, there is no button to click).
+ * @param {unknown} vocabulary
+ * @returns {{decision: string, label: string, testid: string}[]}
+ */
+export function decisionList(vocabulary) {
+  return arr(obj(vocabulary).decisions)
+    .map(obj)
+    .filter((d) => typeof d.decision === "string" && d.decision !== "")
+    .map((d) => ({
+      decision: d.decision,
+      label: str(d.label) || d.decision,
+      testid: str(d.testid) || `applypatch-${d.decision}`,
     }));
 }
 
@@ -1481,14 +1493,16 @@ export function safetySection() {
 }
 
 /**
- * The pending approval request with its buttons; a click calls `send(decision)` once, then
- * the buttons stay disabled until a new request (another files/reason/retry) comes.
+ * The pending approval request with its buttons, one per decision (see decisionList); a click
+ * calls `send(decision)` once, then the buttons stay disabled until a new request (another
+ * files/reason/retry) comes.
  * @param {(decision: string) => void} send
+ * @param {{decision: string, label: string, testid: string}[]} decisions
  */
-export function approvalSection(send) {
+export function approvalSection(send, decisions) {
   const text = h("div", { class: "applypatch-approval-text" });
   const note = h("div", { class: "applypatch-approval-note", role: "status" });
-  const buttons = DECISIONS.map(
+  const buttons = decisions.map(
     (d) =>
       /** @type {HTMLButtonElement} */ (
         h("button", {
@@ -2449,7 +2463,10 @@ function render({ model, el }) {
     header: headerSection(),
     stages: stagesSection(),
     safety: safetySection(),
-    approval: approvalSection((decision) => model.send({ type: "approval", decision })),
+    approval: approvalSection(
+      (decision) => model.send({ type: "approval", decision }),
+      decisionList(get("vocabulary")),
+    ),
     result: resultSection(),
     explanation: explanationSection(),
     patch: patchSection(!endedAtStart),

@@ -12,7 +12,6 @@ import { afterEach, beforeEach, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 import widget, {
-  DECISIONS,
   DEPENDENTS,
   FOLDS,
   LIMITS,
@@ -31,6 +30,7 @@ import widget, {
   classifyDiffLines,
   codePoint,
   compareChanges,
+  decisionList,
   diffRows,
   diffTable,
   diffViewState,
@@ -802,7 +802,7 @@ describe("render", () => {
       root.byTestId(id);
     }
     assert.deepEqual(
-      DECISIONS.map((d) => d.decision),
+      decisionList(VOCABULARY).map((d) => d.decision),
       ["approve", "approve-for-session", "decline"],
     );
   });
@@ -1287,7 +1287,7 @@ describe("sections", () => {
   test("approval: a click sends once; the same request keeps the buttons off; dispose", () => {
     /** @type {string[]} */
     const sent = [];
-    const approval = approvalSection((d) => sent.push(d));
+    const approval = approvalSection((d) => sent.push(d), decisionList(VOCABULARY));
     const el = fake(approval.el);
     const request = { files: ["/w/a", "/w/b"], reason: null, retry: false };
     approval.update({ approval: request, cwd: "/w" });

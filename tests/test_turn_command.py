@@ -132,3 +132,63 @@ def test_bad_fault_spec_is_a_usage_error(tmp_path: Path) -> None:
     )
     assert proc.returncode != 0
     assert "unknown fault kind 'explode'" in proc.stderr
+
+
+def _turn(tmp_path: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "applypatch_ext", "turn", "--cwd", str(tmp_path / "w"), *argv],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+OUTSIDE = "*** Begin Patch\n*** Add File: ../out.txt\n+out\n*** End Patch\n"
+
+
+def test_approve_ask_is_the_default_and_declines_saying_so(tmp_path: Path) -> None:
+    setup(tmp_path)
+    (tmp_path / "out.patch").write_text(OUTSIDE)
+    runs = [
+        _turn(tmp_path, "--exclude-tmp", str(tmp_path / "out.patch")),
+        _turn(tmp_path, "--exclude-tmp", "--approve", "ask", str(tmp_path / "out.patch")),
+    ]
+    for proc in runs:
+        assert proc.returncode == 1
+        assert "declined the approval request to write" in proc.stderr
+        assert "rerun with --approve approve to approve it" in proc.stderr
+        [result] = [
+            json.loads(line) for line in proc.stdout.splitlines() if '"call_result"' in line
+        ]
+        assert result["status"] == "declined"
+    assert not (tmp_path / "out.txt").exists()
+    assert runs[0].stderr == runs[1].stderr  # ask, given or not, is the same answer
+
+
+def test_a_bad_choice_lists_the_valid_values(tmp_path: Path) -> None:
+    setup(tmp_path)
+    (tmp_path / "p.patch").write_text(P1)
+    proc = _turn(tmp_path, "--approve", "maybe", str(tmp_path / "p.patch"))
+    assert proc.returncode == 2
+    assert (
+        "argument --approve: must be one of ask, approve, approve-for-session, decline, "
+        "got 'maybe'" in proc.stderr
+    )
+    assert (tmp_path / "w/a.txt").read_text() == "one\ntwo\n"
+
+
+def test_help_groups_the_options_with_their_defaults() -> None:
+    text = subprocess.run(
+        [sys.executable, "-m", "applypatch_ext", "turn", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    headers = ["The call:", "Safety and approval:", "Behaviour:", "Streaming:", "Faults:"]
+    positions = [text.index(header) for header in headers]
+    assert positions == sorted(positions)
+    flat = " ".join(text.split())
+    assert "--throttle-ms N Minimum interval" in flat and "(default: 500)" in flat
+    assert "--approve {ask,approve,approve-for-session,decline}" in flat
+    assert "(default: ask)" in flat
+    assert "fault specs (--fault, repeatable;" in text

@@ -12,22 +12,11 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .vocabulary import TONE_COLOURS, call_vocabulary, status_meaning
+
+#: The words each status is shown as: the vocabulary's labels, the widget's words.
 STATUS_TEXT = {
-    "": "running",
-    "completed": "completed",
-    "failed": "failed",
-    "declined": "declined",
-    "rejected": "rejected",
-    "error": "error",
-    "cancelled": "cancelled",
-    "awaiting-approval": "waiting for approval",
-    "dry-run": "dry run (nothing written)",
-}
-_COLOURS = {
-    "completed": "#1a7f37",
-    "dry-run": "#0969da",
-    "awaiting-approval": "#9a6700",
-    "": "#57606a",
+    status: meaning["label"] for status, meaning in call_vocabulary()["statuses"].items()
 }
 
 
@@ -184,7 +173,7 @@ def render_plain(state: Mapping[str, Any]) -> str:
     out = [
         visible(
             f"apply_patch {state.get('call_id', '')} in {state.get('cwd', '')}: "
-            f"{STATUS_TEXT.get(status, status)} (stage: {state.get('stage', '')})"
+            f"{status_meaning(status)['label']} (stage: {state.get('stage', '')})"
         )
     ]
     safety = state.get("safety") or {}
@@ -230,7 +219,7 @@ def render_markdown(state: Mapping[str, Any]) -> str:
     status = str(state.get("status", ""))
     out = [
         f"**apply_patch** {md_code(state.get('call_id', ''))}: "
-        f"**{md_text(STATUS_TEXT.get(status, status))}** "
+        f"**{md_text(status_meaning(status)['label'])}** "
         f"(stage: {md_text(state.get('stage', ''))})",
         "",
     ]
@@ -289,12 +278,13 @@ def _diff_html(text: str) -> str:
 def render_html(state: Mapping[str, Any]) -> str:
     """Self-contained HTML (inline styles only: no CSS file, no script)."""
     status = str(state.get("status", ""))
-    colour = _COLOURS.get(status, "#cf222e")
+    meaning = status_meaning(status)
+    colour = TONE_COLOURS[meaning["tone"]]
     parts = [
         '<div class="applypatch-static" style="font-family:sans-serif;font-size:13px">',
         f"<div><b>apply_patch</b> <code>{_esc(state.get('call_id', ''))}</code> in "
         f"<code>{_esc(state.get('cwd', ''))}</code>: "
-        f'<b style="color:{colour}">{_esc(STATUS_TEXT.get(status, status))}</b> '
+        f'<b style="color:{colour}">{_esc(meaning["label"])}</b> '
         f"(stage: {_esc(state.get('stage', ''))})</div>",
     ]
     safety = state.get("safety") or {}

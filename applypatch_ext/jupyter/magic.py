@@ -8,24 +8,36 @@ shown in the widget and in the result object.
 
 from __future__ import annotations
 
+import argparse
 import html
 import math
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
-from IPython.core.magic_arguments import argument, kwds, magic_arguments, parse_argstring
+from IPython.core.magic_arguments import (
+    argument,
+    argument_group,
+    kwds,
+    magic_arguments,
+    parse_argstring,
+)
 from IPython.display import display
 
-from ..core.apply.transaction import Transaction
-from ..core.apply.verify import DuplicatePaths
 from ..core.errors import ApplyPatchError
-from ..core.text import LineEndings
-from ..core.turn.options import Decision, PipelineOptions, Stage
-from ..core.turn.policy import PermissionProfile
+from ..core.turn.faults import fault_help
+from ..core.turn.options import (
+    ASK,
+    CHOICE_ERROR,
+    FrontEnd,
+    PipelineOptions,
+    Stage,
+    argument_groups,
+)
 from .display import (
     md_code,
     render_events_plain,
@@ -40,12 +52,9 @@ from .notebooks import validate_notebook
 from .session import SESSION, CallView, PatchCallResult, run_streamed, summarize_event
 from .widget import ApplyPatchWidget
 
-DEFAULT_STREAM_CHUNK = 24
-DEFAULT_STREAM_DELAY = 0.02
 #: The longest pause between two deltas (a longer one would only freeze the kernel; ``inf`` or
 #: ``1e308`` overflowed time.sleep after the call had started).
 MAX_STREAM_DELAY = 60.0
-APPROVE_CHOICES = ("ask", *(d.value for d in Decision))
 TURN_DIFF_INVALIDATED = (
     "The TurnDiff of this turn is unavailable: a call committed changes that its delta could "
     "not describe exactly (exact=False), so the turn's diff stays invalid until the turn ends "
@@ -55,28 +64,38 @@ TURN_DIFF_INVALIDATED = (
 
 def _options(args: Any, cwd: str) -> PipelineOptions:
     try:
-        return PipelineOptions.from_strings(
-            cwd,
-            approval_policy=args.approval_policy,
-            sandbox=args.sandbox,
-            writable_roots=args.writable_root or (),
-            exclude_tmp=args.exclude_tmp,
-            line_endings=args.line_endings,
-            duplicates=args.duplicates,
-            transaction=args.transaction,
-            throttle_ms=args.throttle_ms,
-            faults=args.fault or (),
-        ).with_(content_validator=validate_notebook)  # an .ipynb must stay a valid notebook
+        options = PipelineOptions.from_namespace(cwd, args)
+        # an .ipynb must stay a valid notebook (docs/architecture.md, notebook files)
+        return replace(options, content_validator=validate_notebook)
     except (ValueError, ApplyPatchError) as exc:  # an InvalidPathError for a bad root
         raise UsageError(str(exc)) from None
 
 
-def _parse(magic: Any, name: str, line: str) -> Any:
-    """The magic's options, or ``UsageError``: IPython's splitter raises ``ValueError`` for an
-    unclosed quote."""
+def table_arguments(front_end: FrontEnd) -> Any:
+    """A decorator giving a magic the options of ``front_end`` from the option table, in its
+    argument groups; it goes below the magic's positional arguments (magic_arguments applies
+    its decorators in reverse, so they are added here last group first, last option first)."""
+
+    def decorate(func: Any) -> Any:
+        for title, entries in reversed(argument_groups(front_end)):
+            for name, options in reversed(entries):
+                argument(name, **options)(func)
+            argument_group(title)(func)
+        return func
+
+    return decorate
+
+
+def parse_options(magic: Any, name: str, line: str) -> Any:
+    """The magic's options, or ``UsageError`` naming the option and what is valid."""
+    magic.parser.exit_on_error = False  # an ArgumentError reaches us with the option's name
     try:
         return parse_argstring(magic, line)
-    except ValueError as exc:
+    except argparse.ArgumentError as exc:
+        if exc.argument_name and exc.message.startswith(CHOICE_ERROR):
+            raise UsageError(f"{exc.argument_name} {exc.message}") from None
+        raise UsageError(str(exc)) from None
+    except ValueError as exc:  # IPython's splitter, for an unclosed quote
         raise UsageError(
             f"{name}: cannot split the options {line!r}: {exc}; close every quote, or quote a "
             "value that contains spaces with a matching pair of quotes"
@@ -108,18 +127,6 @@ def _display_text(markdown: str, plain: str | None = None) -> None:
     """A short message, with a plain-text copy for front ends without Markdown."""
     text = markdown.replace("`", "") if plain is None else plain
     display({"text/markdown": markdown, "text/plain": text}, raw=True)
-
-
-def _options_of(magic: Any) -> Any:
-    """A decorator giving a magic the options of ``magic`` (its arguments but the positional)."""
-
-    def decorate(func: Any) -> Any:
-        for deco in magic.decorators:
-            if not isinstance(deco, argument) or str(deco.args[0]).startswith("-"):
-                deco(func)
-        return func
-
-    return decorate
 
 
 # The first word of a line magic: a quoted string or a run of non-blanks.
@@ -164,116 +171,15 @@ class ApplyPatchMagics(Magics):
     """``%%apply_patch`` runs one Codex apply_patch tool call; ``%apply_patch_turn`` shows the
     turn."""
 
-    @magic_arguments()
+    @magic_arguments("%apply_patch")  # the cell magic's name, so that the usage reads %%apply_patch
+    @kwds(epilog=fault_help())
     @argument(
         "result",
         nargs="?",
         default=None,
         help="Name of a variable in which to store the call's result object.",
     )
-    @argument(
-        "--cwd",
-        default=None,
-        help="Run against this directory instead of the kernel's working directory.",
-    )
-    @argument(
-        "--dry-run",
-        action="store_true",
-        help="Parse, verify and assess safety, show the planned changes, and write nothing.",
-    )
-    @argument(
-        "--stream-chunk",
-        type=int,
-        default=DEFAULT_STREAM_CHUNK,
-        metavar="N",
-        help=f"Feed the cell text to the pipeline in deltas of N characters "
-        f"(default {DEFAULT_STREAM_CHUNK}; 0 feeds it whole).",
-    )
-    @argument(
-        "--stream-delay",
-        type=float,
-        default=DEFAULT_STREAM_DELAY,
-        metavar="SECONDS",
-        help=f"Pause between two deltas, so that the stream is visible "
-        f"(default {DEFAULT_STREAM_DELAY}; 0 for no pause).",
-    )
-    @argument(
-        "--throttle-ms",
-        type=int,
-        default=500,
-        metavar="N",
-        help="Minimum interval between two preview (PatchApplyUpdated) events, in "
-        "milliseconds (default 500 as in Codex; 0 sends every change).",
-    )
-    @argument(
-        "--approval-policy",
-        default="on-request",
-        help="When to ask: untrusted, on-request (default), never, granular, or "
-        "granular:no-sandbox-approval.",
-    )
-    @argument(
-        "--sandbox",
-        default=PermissionProfile.WORKSPACE_WRITE.value,
-        help="The permission profile: workspace-write (default: writable roots are the "
-        "working directory, extra roots and the temp dir), read-only, danger-full-access "
-        "or external.",
-    )
-    @argument(
-        "--writable-root",
-        action="append",
-        metavar="DIR",
-        help="An extra writable root for workspace-write; repeat for several.",
-    )
-    @argument(
-        "--exclude-tmp",
-        action="store_true",
-        help="Do not count /tmp and $TMPDIR as writable roots (Codex's exclude_slash_tmp and "
-        "exclude_tmpdir_env_var), so that only the working directory and --writable-root "
-        "are.",
-    )
-    @argument(
-        "--approve",
-        default="ask",
-        help="How approval requests are answered: ask (show buttons; default), approve, "
-        "approve-for-session or decline.",
-    )
-    @argument(
-        "--line-endings",
-        default=LineEndings.PRESERVE.value,
-        help="preserve (default: each untouched line keeps its terminator) or lf (legacy "
-        "normalisation to LF).",
-    )
-    @argument(
-        "--duplicates",
-        default=DuplicatePaths.REJECT.value,
-        help="Two hunks on one path: reject (default) or fold (legacy, with the gap of the "
-        "safety check).",
-    )
-    @argument(
-        "--transaction",
-        default=Transaction.NONE.value,
-        help="none (default, Codex semantics: a failure keeps what was written) or atomic "
-        "(roll back everything on any failure; a write-ahead journal on disk lets the next "
-        "call, or `python -m applypatch_ext recover`, restore the tree after a crash).",
-    )
-    @argument(
-        "--fault",
-        action="append",
-        metavar="SPEC",
-        help="Inject a fault: write:N, write:PATH, delete:PATH, remove-source:PATH, "
-        "eperm:PATH, drift:PATH, cancel:N, journal:enospc, kill:N or stop:N (the last two "
-        "signal the kernel itself); repeat for several.",
-    )
-    @argument(
-        "--new-turn",
-        action="store_true",
-        help="Start a new turn before this call (the TurnDiff starts empty).",
-    )
-    @argument(
-        "--no-widget",
-        action="store_true",
-        help="Show rich output (HTML, Markdown, text) instead of the live widget.",
-    )
+    @table_arguments(FrontEnd.MAGIC)
     @cell_magic
     def apply_patch(self, line: str, cell: str) -> None:
         """Run the cell body, a patch in the Codex format, as one apply_patch tool call.
@@ -295,7 +201,7 @@ class ApplyPatchMagics(Magics):
             +hello
             *** End Patch
         """
-        args = _parse(self.apply_patch, "%%apply_patch", line)
+        args = parse_options(self.apply_patch, "%%apply_patch", line)
         _reject_nul(args)
         if args.stream_chunk < 0 or args.stream_delay < 0:
             raise UsageError("--stream-chunk and --stream-delay must be 0 or more")
@@ -306,10 +212,6 @@ class ApplyPatchMagics(Magics):
             )
         cwd = self._cwd(args.cwd)
         options = _options(args, cwd)
-        if args.approve not in APPROVE_CHOICES:
-            raise UsageError(
-                f"--approve must be one of {', '.join(APPROVE_CHOICES)}, got {args.approve!r}"
-            )
         if args.new_turn:
             SESSION.new_turn()
         turn = SESSION.turn_for(cwd, options)
@@ -319,7 +221,7 @@ class ApplyPatchMagics(Magics):
         view = CallView(call, widget)
         if widget is not None:
             view.display_handle = display(widget, display_id=True)
-        approver = None if args.approve == "ask" else args.approve
+        approver = None if args.approve == ASK else args.approve
         result = run_streamed(
             view,
             _chunks(cell, args.stream_chunk),
@@ -340,6 +242,7 @@ class ApplyPatchMagics(Magics):
         description="Run a patch kept in a file (or in a str variable) as one apply_patch "
         "tool call: the same call, options and result as the %%apply_patch cell magic, "
         "without pasting the patch into a cell.",
+        epilog=fault_help(),
     )
     @argument(
         "source",
@@ -353,7 +256,7 @@ class ApplyPatchMagics(Magics):
         default=None,
         help="Name of a variable in which to store the call's result object.",
     )
-    @_options_of(apply_patch)
+    @table_arguments(FrontEnd.MAGIC)
     @line_magic("apply_patch")  # type: ignore[arg-type]  # IPython types the named form badly
     def apply_patch_file(self, line: str) -> None:
         """Run a patch kept in a file, or in a variable, as one apply_patch tool call."""
@@ -414,7 +317,7 @@ class ApplyPatchMagics(Magics):
     @line_magic
     def apply_patch_turn(self, line: str) -> None:
         """Show the cumulative TurnDiff of the current turn (or reset, export, show events)."""
-        args = _parse(self.apply_patch_turn, "%apply_patch_turn", line)
+        args = parse_options(self.apply_patch_turn, "%apply_patch_turn", line)
         _reject_nul(args)
         turn = SESSION.turn
         if args.reset:

@@ -20,7 +20,7 @@ from typing import Any
 import ipywidgets  # type: ignore[import-untyped]
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.display import display
 
 from ..core.agents.replay import (
@@ -31,11 +31,11 @@ from ..core.agents.replay import (
     replay_rollout,
 )
 from ..core.agents.rollout import RolloutCall
-from ..core.turn.options import Decision, PipelineOptions
-from ..core.turn.policy import PermissionProfile
+from ..core.turn.options import Decision, FrontEnd, PipelineOptions
 from ..core.turn.result import CallResult
 from ..core.turn.turn import Turn
 from .display import render_html, render_plain
+from .magic import parse_options, table_arguments
 from .session import SESSION, CallView, PatchCallResult
 from .widget import ApplyPatchWidget
 
@@ -319,49 +319,7 @@ class ReplayMagics(Magics):
         default=None,
         help="Name of a variable in which to store the replay's result object.",
     )
-    @argument(
-        "--cwd",
-        default=None,
-        help="Replay against this directory (default: the session's recorded working "
-        "directory, if it exists here).",
-    )
-    @argument(
-        "--turn",
-        type=int,
-        action="append",
-        default=None,
-        metavar="N",
-        help="Replay only turn N (1-based; repeat for several); the directory should hold the "
-        "project as it was before it.",
-    )
-    @argument(
-        "--approval-policy",
-        default="on-request",
-        help="When to ask: untrusted, on-request (default), never, granular, or "
-        "granular:no-sandbox-approval.",
-    )
-    @argument(
-        "--sandbox",
-        default=PermissionProfile.WORKSPACE_WRITE.value,
-        help="The permission profile: workspace-write (default), read-only, "
-        "danger-full-access or external.",
-    )
-    @argument(
-        "--exclude-tmp",
-        action="store_true",
-        help="Do not count /tmp and $TMPDIR as writable roots.",
-    )
-    @argument(
-        "--approve",
-        default=Decision.DECLINE.value,
-        help="The answer to every approval request: decline (default), approve or "
-        "approve-for-session (a replay runs its calls in order, so it cannot wait for a click).",
-    )
-    @argument(
-        "--no-widget",
-        action="store_true",
-        help="Show the summary table instead of the step-through widget.",
-    )
+    @table_arguments(FrontEnd.REPLAY_MAGIC)
     @line_magic
     def apply_patch_replay(self, line: str) -> None:
         """Replay the apply_patch calls of a Codex session file, one pipeline turn per turn.
@@ -375,22 +333,17 @@ class ReplayMagics(Magics):
 
             %apply_patch_replay data/codex_session.jsonl replay --cwd project
         """
-        args = parse_argstring(self.apply_patch_replay, line)
-        choices = [d.value for d in Decision]
-        if args.approve not in choices:
-            raise UsageError(f"--approve must be one of {', '.join(choices)}, got {args.approve!r}")
+        try:
+            args = parse_options(self.apply_patch_replay, "%apply_patch_replay", line)
+        except UsageError as exc:
+            raise UsageError(f"%apply_patch_replay: {exc}") from None
         source = os.path.expanduser(args.source)
         cwd = None
         if args.cwd is not None:
             path = Path(os.path.expanduser(args.cwd))
             cwd = str((path if path.is_absolute() else Path(os.getcwd()) / path).resolve())
         try:
-            options = PipelineOptions.from_strings(
-                cwd or os.getcwd(),
-                approval_policy=args.approval_policy,
-                sandbox=args.sandbox,
-                exclude_tmp=args.exclude_tmp,
-            )
+            options = PipelineOptions.from_namespace(cwd or os.getcwd(), args)
             replay = replay_session(
                 source,
                 cwd=cwd,

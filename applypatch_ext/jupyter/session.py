@@ -83,27 +83,29 @@ def iter_deltas(source: Iterable[Any]) -> Iterator[str]:
 
 def summarize_event(event: dict[str, Any]) -> str:
     """A one-line summary of an event for the timeline."""
+    from ..core.turn.events import EventType  # here: session.py is being split (issue 12)
+
     kind = event.get("type")
-    if kind == "patch_apply_updated":
+    if kind == EventType.PATCH_APPLY_UPDATED:
         return f"{len(event.get('changes', {}))} planned change(s)"
-    if kind == "patch_safety_assessed":
+    if kind == EventType.PATCH_SAFETY_ASSESSED:
         reason = f": {event['reason']}" if event.get("reason") else ""
         sandbox = " (sandboxed)" if event.get("sandboxed") else ""
         return f"{event.get('decision')}{sandbox}{reason}"
-    if kind == "patch_apply_begin":
+    if kind == EventType.PATCH_APPLY_BEGIN:
         approved = "auto-approved" if event.get("auto_approved") else "needs approval"
         return f"{len(event.get('changes', {}))} change(s), {approved}"
-    if kind == "apply_patch_approval_request":
+    if kind == EventType.APPLY_PATCH_APPROVAL_REQUEST:
         retry = "retry without sandbox: " if event.get("retry") else ""
         return retry + ", ".join(event.get("files", []))
-    if kind == "apply_patch_approval_decision":
+    if kind == EventType.APPLY_PATCH_APPROVAL_DECISION:
         return str(event.get("decision"))
-    if kind == "patch_apply_end":
+    if kind == EventType.PATCH_APPLY_END:
         return str(event.get("status"))
-    if kind == "turn_diff":
+    if kind == EventType.TURN_DIFF:
         diff = str(event.get("unified_diff", ""))
         return f"{diff.count('diff --git ')} file(s)" if diff else "cleared"
-    if kind == "transaction_recovered":
+    if kind == EventType.TRANSACTION_RECOVERED:
         restored, removed = len(event.get("restored", [])), len(event.get("removed", []))
         failed = len(event.get("failures", []))
         text = f"unfinished atomic call {event.get('interrupted_call_id')} rolled back: "

@@ -14,122 +14,12 @@ from typing import Any
 import anywidget
 import traitlets
 
-from ..core.turn.events import ApplyPatchApprovalRequest, PatchApplyBegin, PatchSafetyAssessed
-from ..core.turn.options import CallStatus, Stage
-from ..core.turn.safety import AskUser, AutoApprove, Reject
+from ..core.turn.options import Stage
 from .assets import asset_path
 from .display import render_html, render_plain
+from .vocabulary import RUNNING, call_vocabulary
 
-# The status trait while the call runs (it has no status yet).
-RUNNING = ""
-
-
-def _meaning(
-    label: str,
-    tone: str,
-    summary: str,
-    *,
-    terminal: bool = True,
-    wrote: bool = False,
-    success: bool = False,
-    dry_run: bool = False,
-    user_declined: bool = False,
-) -> dict[str, Any]:
-    return {
-        "label": label,
-        "tone": tone,
-        "terminal": terminal,
-        "wrote": wrote,
-        "success": success,
-        "dry_run": dry_run,
-        "user_declined": user_declined,
-        "summary": summary,
-    }
-
-
-def call_vocabulary() -> dict[str, Any]:
-    """What each call status and stage means to the front end (the ``vocabulary`` trait).
-
-    The front end branches on these meanings, never on a status or stage name, and its CSS
-    styles tones, so a renamed or added status is one change here. Per status:
-
-    - ``label``: the words shown; ``tone``: ``ok``, ``bad``, ``waiting``, ``neutral`` or
-      ``running`` (what the CSS styles);
-    - ``terminal``: the call will not change any more; ``wrote``: something can have been
-      written (a declined retry or a pending one may follow a sandboxed attempt that wrote);
-    - ``success``: the call went where it should (its last stage is done, not failed);
-      ``dry_run``: verified only, nothing written by design; ``user_declined``: the user said no;
-    - ``summary``: which form the header's one-line summary takes (``progress``,
-      ``approval``, ``verified-only``, ``changed``, ``committed-of-proposed``, ``nothing-written``
-      or ``error``).
-
-    ``unknown`` is the meaning of a status missing from the table (shown as itself). Per stage,
-    in order: its ``label``, the ``evidence`` (the event type that proves a call went through
-    a stage it may skip) and whether it ``writes``. Per safety decision: its ``label`` and
-    ``tone``.
-    """
-    return {
-        "statuses": _status_meanings(),
-        "unknown": _meaning("", "bad", "error", wrote=True),
-        "stages": _stage_meanings(),
-        "safety": _safety_meanings(),
-    }
-
-
-def _status_meanings() -> dict[str, dict[str, Any]]:
-    statuses = {
-        RUNNING: _meaning("running", "running", "progress", terminal=False, wrote=True),
-        CallStatus.COMPLETED: _meaning(
-            CallStatus.COMPLETED, "ok", "changed", wrote=True, success=True
-        ),
-        CallStatus.FAILED: _meaning(CallStatus.FAILED, "bad", "committed-of-proposed", wrote=True),
-        CallStatus.DECLINED: _meaning(
-            CallStatus.DECLINED, "bad", "nothing-written", wrote=True, user_declined=True
-        ),
-        CallStatus.REJECTED: _meaning(CallStatus.REJECTED, "bad", "error"),
-        CallStatus.ERROR: _meaning(CallStatus.ERROR, "bad", "error"),
-        CallStatus.CANCELLED: _meaning(
-            CallStatus.CANCELLED, "bad", "committed-of-proposed", wrote=True
-        ),
-        CallStatus.AWAITING_APPROVAL: _meaning(
-            CallStatus.AWAITING_APPROVAL, "waiting", "approval", terminal=False, wrote=True
-        ),
-        CallStatus.DRY_RUN: _meaning(
-            CallStatus.DRY_RUN, "neutral", "verified-only", success=True, dry_run=True
-        ),
-    }
-    missing = set(CallStatus) - set(statuses)
-    if missing:  # a status added to the core without saying what it means
-        raise ValueError(
-            f"call_vocabulary() in {__name__} gives no meaning for the call status(es) "
-            f"{sorted(map(str, missing))}: add one per CallStatus {[str(s) for s in CallStatus]}"
-        )
-    return statuses
-
-
-def _stage_meanings() -> list[dict[str, Any]]:
-    evidence = {
-        Stage.SAFETY: PatchSafetyAssessed.type,
-        Stage.WAITING_FOR_APPROVAL: ApplyPatchApprovalRequest.type,
-        Stage.APPLYING: PatchApplyBegin.type,
-    }
-    return [
-        {
-            "name": name,
-            "label": name,
-            "evidence": evidence.get(name),
-            "writes": name == Stage.APPLYING,
-        }
-        for name in tuple(Stage)
-    ]
-
-
-def _safety_meanings() -> dict[str, dict[str, str]]:
-    return {
-        decision.decision: {"label": decision.decision, "tone": tone}
-        for decision, tone in ((AutoApprove, "ok"), (AskUser, "waiting"), (Reject, "bad"))
-    }
-
+__all__ = ["RUNNING", "ApplyPatchWidget", "call_vocabulary"]
 
 # The tag of a displayed trait: synced, and part of state_json (what the static views render).
 SHOWN: dict[str, Any] = {"sync": True, "displayed": True}

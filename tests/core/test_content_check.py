@@ -6,6 +6,7 @@ a standard-library one (JSON), the Jupyter layer's nbformat one is tested in tes
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -152,14 +153,14 @@ def test_a_broken_validator_refuses_rather_than_lets_through(tmp_path: Path) -> 
         (raises, "the content validator raised ValueError: boom"),
         (returns_a_number, "the content validator returned int; expected a str"),
     ):
-        turn = Turn(str(tmp_path), options=options().with_(content_validator=validator))
+        turn = Turn(str(tmp_path), options=replace(options(), content_validator=validator))
         result = turn.run(text, "approve")
         assert result.status == CallStatus.ERROR and expected in (result.error or "")
         assert not (tmp_path / "a.txt").exists()
 
 
 def test_without_a_validator_nothing_is_checked(tmp_path: Path) -> None:
-    result = Turn(str(tmp_path), options=options().with_(content_validator=None)).run(
+    result = Turn(str(tmp_path), options=replace(options(), content_validator=None)).run(
         patch("*** Add File: a.json", "+{"), "approve"
     )
     assert result.status == CallStatus.COMPLETED and result.warnings == ()

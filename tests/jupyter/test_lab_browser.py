@@ -10,6 +10,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from applypatch_ext.core.turn.options import CallStatus
+from applypatch_ext.jupyter.vocabulary import status_meaning
+
 from .conftest import JupyterServer, PageWatch
 from .pages import (
     WIDGET,
@@ -201,7 +204,8 @@ def test_approval_click_and_failed_call(
     mismatch.screenshot(path=str(artifacts_dir / "widget-explanation.png"))
 
     # the AskUser call stops and asks
-    expect(asking.get_by_test_id("applypatch-status")).to_have_text("awaiting-approval")
+    waiting = status_meaning(CallStatus.AWAITING_APPROVAL)["label"]  # the widget's words
+    expect(asking.get_by_test_id("applypatch-status")).to_have_text(waiting)
     approve = asking.get_by_test_id("applypatch-approve")
     expect(approve).to_be_enabled()
     expect(asking.locator(".applypatch-approval")).to_contain_text("approved.txt")

@@ -3,8 +3,10 @@ result object, and the user errors (exactly ``UsageError``)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -13,6 +15,8 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import CapturedIO, capture_output
 
+from applypatch_ext.core.turn.faults import FAULT_SPECS
+from applypatch_ext.core.turn.options import OPTIONS, FrontEnd, options_of
 from applypatch_ext.jupyter.session import SESSION, PatchCallResult
 
 from ..trees import snapshot_dir
@@ -388,6 +392,115 @@ def test_help_documents_every_option(ip: InteractiveShell) -> None:
     assert "*** Begin Patch" in text  # the example
     doc = ip.find_cell_magic("apply_patch").__doc__ or ""
     assert "--approval-policy" in doc
+
+
+def help_options(text: str) -> dict[str, str | None]:
+    """Every ``--option`` a help text lists, with the default its help states (or None)."""
+    entries: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        found = re.match(r"  (--[a-z][a-z-]*)", line)
+        if found:
+            current = entries.setdefault(found[1], [])
+            current.append(line[found.end() :])
+        elif current is not None and line.startswith("    "):
+            current.append(line)
+        else:
+            current = None
+    defaults: dict[str, str | None] = {}
+    for name, lines in entries.items():
+        stated = re.search(r"\(default: ([^)]*)\)", " ".join(" ".join(lines).split()))
+        defaults[name] = stated[1] if stated else None
+    return defaults
+
+
+def test_magic_and_turn_help_list_the_same_options_and_defaults(ip: InteractiveShell) -> None:
+    with capture_output() as captured:
+        ip.run_cell("%%apply_patch?")
+    magic = help_options(captured.stdout)
+    turn_help = subprocess.run(
+        [sys.executable, "-m", "applypatch_ext", "turn", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    turn = help_options(turn_help)
+    magic_only = {o.name for o in options_of(FrontEnd.MAGIC)} - {
+        o.name for o in options_of(FrontEnd.TURN)
+    }
+    turn_only = {o.name for o in options_of(FrontEnd.TURN)} - {
+        o.name for o in options_of(FrontEnd.MAGIC)
+    }
+    assert magic_only == {"--dry-run", "--new-turn", "--no-widget", "--stream-delay"}
+    assert turn_only == {"--environment"}
+    assert set(magic) - magic_only == set(turn) - turn_only
+    assert set(magic) == {o.name for o in options_of(FrontEnd.MAGIC)}
+    # the one default the table sets per front end: a notebook shows the stream, turn does not
+    differing = {o.name for o in OPTIONS if o.defaults}
+    assert differing == {"--stream-chunk"}
+    for name in set(magic) & set(turn) - differing:
+        assert magic[name] == turn[name], name
+    assert (magic["--stream-chunk"], turn["--stream-chunk"]) == ("24", "0")
+    assert (magic["--throttle-ms"], magic["--approve"], magic["--sandbox"]) == (
+        "500",
+        "ask",
+        "workspace-write",
+    )
+    for spec, description in FAULT_SPECS:  # the fault-spec help, in both
+        assert spec in captured.stdout and spec in turn_help
+        assert " ".join(description.split()[:4]) in " ".join(captured.stdout.split())
+
+
+def test_the_file_magic_has_the_cell_magics_options(ip: InteractiveShell) -> None:
+    cell = help_options(ip.find_cell_magic("apply_patch").__doc__ or "")
+    line = help_options(ip.find_line_magic("apply_patch").__doc__ or "")
+    assert line == cell and "--throttle-ms" in line
+
+
+def test_replay_magic_and_command_list_the_same_options_and_defaults(
+    ip: InteractiveShell,
+) -> None:
+    magic = help_options(ip.find_line_magic("apply_patch_replay").__doc__ or "")
+    command = help_options(
+        subprocess.run(
+            [sys.executable, "-m", "applypatch_ext", "replay", "--help"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    assert set(magic) - set(command) == {"--no-widget"}  # a notebook's only
+    assert {name: magic[name] for name in command} == command
+    assert command["--approve"] == "decline" and command["--approval-policy"] == "on-request"
+
+
+def test_help_usage_line_names_the_cell_magic(ip: InteractiveShell) -> None:
+    with capture_output() as captured:
+        ip.run_cell("%%apply_patch?")
+    usage = [line.strip() for line in captured.stdout.splitlines() if "apply_patch [" in line]
+    assert usage and usage[0].startswith("%%apply_patch [--cwd DIR]")
+
+
+def test_help_groups_the_options(ip: InteractiveShell) -> None:
+    with capture_output() as captured:
+        ip.run_cell("%%apply_patch?")
+    text = captured.stdout
+    headers = ["The call:", "Safety and approval:", "Behaviour:", "Streaming:", "Faults:"]
+    positions = [text.index(header) for header in [*headers, "Display:"]]
+    assert positions == sorted(positions)
+    safety = text[text.index("Safety and approval:") : text.index("Behaviour:")]
+    assert re.search(r"^  --sandbox ", safety, re.MULTILINE)
+    assert re.search(r"^  --fault SPEC ", text[text.index("Faults:") :], re.MULTILINE)
+
+
+def test_a_bad_choice_names_the_option_and_the_valid_values(run_magic: Magic) -> None:
+    assert usage_error(run_magic, "--sandbox leaky") == (
+        "--sandbox must be one of danger-full-access, external, workspace-write, read-only, "
+        "got 'leaky'"
+    )
+    assert usage_error(run_magic, "--approve maybe") == (
+        "--approve must be one of ask, approve, approve-for-session, decline, got 'maybe'"
+    )
 
 
 # ---------------------------------------------------------------------- %apply_patch_turn

@@ -8,6 +8,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from applypatch_ext.core.turn.options import CallStatus
+from applypatch_ext.jupyter.vocabulary import status_meaning
+
 from .conftest import JupyterServer, PageWatch
 from .pages import (
     NB7_PANEL,
@@ -60,7 +63,8 @@ def test_stream_status_and_approval_in_notebook7(
 
     expect(widget.locator(".applypatch-current")).to_be_visible(timeout=30_000)
     expect(status).to_have_text("running")
-    expect(status).to_have_text("awaiting-approval", timeout=30_000)
+    waiting = status_meaning(CallStatus.AWAITING_APPROVAL)["label"]  # the widget's words
+    expect(status).to_have_text(waiting, timeout=30_000)
     lines = streamed_line_counts(page)
     assert len({n for _, n in lines}) >= 4, lines
 

@@ -132,7 +132,10 @@ def test_turn_option_and_edited_recording(ip: InteractiveShell, tmp_path: Path) 
         ("{rollout}", "%apply_patch_replay: the session's recorded working directory /tmp/"),
         ("{rollout} --cwd nowhere", "%apply_patch_replay: working directory not found: "),
         ("{rollout} --cwd . --turn 7", "%apply_patch_replay: "),
-        ("{rollout} --cwd . --approve maybe", "--approve must be one of approve, "),
+        (
+            "{rollout} --cwd . --approve maybe",
+            "%apply_patch_replay: --approve must be one of approve, ",
+        ),
         ("{rollout} --cwd . --sandbox open", "%apply_patch_replay: --sandbox must be one of "),
     ],
     ids=["no-file", "no-recorded-cwd", "bad-cwd", "no-turn", "bad-approve", "bad-sandbox"],

@@ -12,6 +12,9 @@ from typing import TYPE_CHECKING
 import nbformat
 import pytest
 
+from applypatch_ext.core.turn.options import CallStatus
+from applypatch_ext.jupyter.vocabulary import status_meaning
+
 from .conftest import JupyterServer, PageWatch
 from .pages import WIDGET, expect, open_lab_notebook, run_lab_cells
 
@@ -22,7 +25,16 @@ pytestmark = pytest.mark.browser
 
 TOUR = Path(__file__).resolve().parents[2] / "notebooks" / "01_tour.ipynb"
 # The widgets of the tour, in order: first, second, pending (asks), approved, planned.
-STATUSES = ["completed", "completed", "awaiting-approval", "completed", "dry-run"]
+STATUSES = [
+    status_meaning(status)["label"]  # the widget's words, those of the static fallback too
+    for status in (
+        CallStatus.COMPLETED,
+        CallStatus.COMPLETED,
+        CallStatus.AWAITING_APPROVAL,
+        CallStatus.COMPLETED,
+        CallStatus.DRY_RUN,
+    )
+]
 
 
 def test_tour_notebook_runs_in_lab(

@@ -13,10 +13,10 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
 from applypatch_ext.core.turn import events
-from applypatch_ext.core.turn.options import CallStatus, Stage
+from applypatch_ext.core.turn.options import CallStatus, Decision, Stage
 from applypatch_ext.core.turn.safety import AskUser, AutoApprove, Reject
 from applypatch_ext.core.turn.turn import RETRY_REASON
-from applypatch_ext.jupyter import widget as widget_module
+from applypatch_ext.jupyter import vocabulary as vocabulary_module
 from applypatch_ext.jupyter.assets import asset_path
 from applypatch_ext.jupyter.widget import ApplyPatchWidget, call_vocabulary
 
@@ -172,13 +172,21 @@ def test_the_vocabulary_says_what_every_status_and_stage_means() -> None:
         AskUser.decision: "waiting",
         Reject.decision: "bad",
     }
+    # the approval buttons: one per Decision, in its order, with the test ids the browser uses
+    assert [d["decision"] for d in vocabulary["decisions"]] == list(Decision)
+    assert [d["testid"] for d in vocabulary["decisions"]] == [
+        "applypatch-approve",
+        "applypatch-approve-session",
+        "applypatch-decline",
+    ]
+    assert all(d["label"] for d in vocabulary["decisions"])
     json.dumps(vocabulary)  # plain JSON: it is a synced trait
 
 
 def test_a_status_without_a_meaning_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     # the core gains a status nobody said the meaning of: the widget refuses to guess
     grown = StrEnum("CallStatus", {**{s.name: s.value for s in CallStatus}, "PAUSED": "paused"})
-    monkeypatch.setattr(widget_module, "CallStatus", grown)
+    monkeypatch.setattr(vocabulary_module, "CallStatus", grown)
     with pytest.raises(ValueError, match=r"no meaning for the call status\(es\) \['paused'\]"):
         call_vocabulary()
 
@@ -216,6 +224,9 @@ def test_the_front_end_holds_no_status_or_stage_of_its_own() -> None:
         assert f"status-{name}" not in css, f"widget.css styles {name!r}: style its tone"
     for decision in (AutoApprove.decision, AskUser.decision, Reject.decision):
         assert f"safety-{decision}" not in css, f"widget.css styles {decision!r}: style its tone"
+    for answer in Decision:  # the approval buttons come from the vocabulary too
+        assert f'"{answer}"' not in source, f"widget.js spells {answer!r}: read it from vocabulary"
+        assert f'"applypatch-{answer}' not in source, "widget.js holds a button's test id"
 
 
 def test_state_json_is_the_displayed_traits() -> None:

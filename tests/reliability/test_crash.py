@@ -22,6 +22,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -333,7 +334,7 @@ def test_sigint_during_rollback_waits_until_the_rollback_is_complete(tmp_path: P
     before = snapshot(root)
     first = root / "u0.txt"
     fs = InterruptOnRestore(str(first), first.read_bytes())
-    options = ATOMIC.with_(faults=("write:80",))
+    options = replace(ATOMIC, faults=("write:80",))
     turn = Turn(str(root), options=options, filesystem=fs)
     with pytest.raises(KeyboardInterrupt):
         turn.run(patch, "approve")
@@ -347,7 +348,9 @@ def test_rollback_restores_modes_and_an_update_keeps_its_mode(tmp_path: Path) ->
     root = tmp_path / "tree"
     patch = build_tree(root, 12)
     before = snapshot(root)
-    failed = Turn(str(root), options=ATOMIC.with_(faults=("write:tool.sh",))).run(patch, "approve")
+    failed = Turn(str(root), options=replace(ATOMIC, faults=("write:tool.sh",))).run(
+        patch, "approve"
+    )
     assert failed.status == CallStatus.FAILED
     assert snapshot(root) == before  # run.sh, deleted before the failure, is back as 0755
     assert before["run.sh"][1] == 0o755

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -107,7 +108,7 @@ def test_atomic_rollback_removes_the_deep_directories(work: Path) -> None:
         f"*** Begin Patch\n*** Add File: {DEEP}/f.txt\n+deep\n*** Add File: ok.txt\n+1\n"
         "*** End Patch\n"
     )
-    result = turn.run(patch, "approve", options=turn.options.with_(faults=("write:2",)))
+    result = turn.run(patch, "approve", options=replace(turn.options, faults=("write:2",)))
     assert result.status == CallStatus.FAILED
     assert list(work.iterdir()) == []
 

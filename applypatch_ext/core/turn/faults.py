@@ -48,17 +48,33 @@ from ..errors import CancelledError
 from ..interrupts import CancellationToken
 from .sandbox import SandboxDenied
 
-FAULT_KINDS: Final = (
-    "write",
-    "delete",
-    "remove-source",
-    "eperm",
-    "drift",
-    "cancel",
-    "journal",
-    "kill",
-    "stop",
+#: Every fault spec form and what it does: the one source of the fault help of the magic and of
+#: ``turn --help`` (PATH is relative to the working directory).
+FAULT_SPECS: Final = (
+    ("write:N", "the N-th file write of the call fails (EIO)"),
+    ("write:PATH", "every write of PATH fails (EIO)"),
+    ("delete:PATH", "deleting PATH (a Delete File hunk) fails (EIO)"),
+    ("remove-source:PATH", "removing PATH as the source of a move fails (EIO)"),
+    (
+        "eperm:PATH",
+        "in a sandboxed attempt, changes at or under PATH are denied, like a sandbox denial "
+        "(an approved unsandboxed retry then succeeds)",
+    ),
+    (
+        "drift:PATH",
+        "PATH changes (a line is appended) right after it is first read, i.e. between "
+        "verification and application",
+    ),
+    ("cancel:N", "cancel the call before its N-th change (write, remove, mkdir)"),
+    (
+        "journal:enospc",
+        "writing the on-disk journal of --transaction atomic fails as on a full disk (then "
+        "nothing is changed)",
+    ),
+    ("kill:N", "the process sends itself SIGKILL before its N-th change (a crash)"),
+    ("stop:N", "the process stops itself (SIGSTOP) before its N-th change"),
 )
+FAULT_KINDS: Final = tuple(dict.fromkeys(spec.partition(":")[0] for spec, _ in FAULT_SPECS))
 DRIFT_LINE: Final = "drifted: this line was added between verify and apply\n"
 
 
@@ -92,6 +108,22 @@ def parse_fault(spec: str, cwd: str) -> Fault:
             raise FaultSpecError(f"{spec!r}: {kind} needs an operation number >= 1")
         return Fault(kind, index=int(arg), spec=spec)
     return Fault(kind, path=resolve_path(cwd, arg), spec=spec)
+
+
+def fault_help(width: int = 94) -> str:
+    """The fault specs and their descriptions, as the epilog of a help text."""
+    column = max(len(spec) for spec, _ in FAULT_SPECS) + 4
+    lines = ["fault specs (--fault, repeatable; PATH is relative to the working directory):"]
+    for spec, description in FAULT_SPECS:
+        words = description.split()
+        line = f"  {spec:<{column - 2}}"
+        for word in words:
+            if len(line) + 1 + len(word) > width and line.strip() != spec:
+                lines.append(line.rstrip())
+                line = " " * column
+            line += ("" if line.endswith(" ") else " ") + word
+        lines.append(line.rstrip())
+    return "\n".join(lines) + "\n"
 
 
 def _io_error(path: str, code: int = errno.EIO) -> OSError:

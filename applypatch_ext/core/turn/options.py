@@ -1,12 +1,15 @@
-"""The vocabulary of a call (statuses, stages, decisions) and its options."""
+"""The vocabulary of a call (statuses, stages, decisions), the one option table of its front
+ends (``OPTIONS``: the magics, ``turn`` and ``replay`` build their parsers from it; the record
+type is in :mod:`.option_spec`) and :class:`PipelineOptions`."""
 
 from __future__ import annotations
 
+import argparse
 import os
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from enum import Enum, StrEnum
-from typing import Any, TypeAlias
+from typing import Any, Final, TypeAlias
 
 from ..apply.content_check import ContentValidator, InvalidContent
 from ..apply.fs import resolve_path
@@ -14,8 +17,19 @@ from ..apply.transaction import Transaction
 from ..apply.verify import DuplicatePaths
 from ..text import LineEndings
 from .events import ApplyPatchApprovalRequest, PatchApplyStatus
-from .faults import FaultSpecError, parse_fault
-from .policy import ApprovalPolicy, PermissionProfile, SandboxPolicy
+from .faults import FAULT_SPECS, FaultSpecError, parse_fault
+from .option_spec import CHOICE_ERROR as CHOICE_ERROR  # the front ends import them from here
+from .option_spec import FrontEnd as FrontEnd
+from .option_spec import Option as Option
+from .option_spec import OptionKind as OptionKind
+from .policy import (
+    APPROVAL_KINDS,
+    GRANULAR,
+    ON_REQUEST,
+    ApprovalPolicy,
+    PermissionProfile,
+    SandboxPolicy,
+)
 from .preview import DEFAULT_THROTTLE
 
 
@@ -88,6 +102,287 @@ def as_approver(answer: Approver | Decision | str | None) -> Approver | None:
     return lambda _request: fixed
 
 
+# -- the one option table ---------------------------------------------------------------------
+
+
+#: The approval policies a help lists (:meth:`ApprovalPolicy.parse` reads a few more spellings,
+#: so :meth:`PipelineOptions.from_strings` checks them, not argparse).
+APPROVAL_POLICIES: Final = (*APPROVAL_KINDS, str(ApprovalPolicy(GRANULAR, sandbox_approval=False)))
+#: ``ask``: show the approval buttons; where nobody can be asked, decline and say so on stderr.
+ASK: Final = "ask"
+DEFAULT_STREAM_CHUNK: Final = 24
+DEFAULT_STREAM_DELAY: Final = 0.02
+_ALL = frozenset(FrontEnd)
+_CALLS = frozenset((FrontEnd.MAGIC, FrontEnd.TURN))
+_REPLAYS = frozenset((FrontEnd.REPLAY, FrontEnd.REPLAY_MAGIC))
+
+
+def _values(enum: type[Enum]) -> tuple[str, ...]:
+    return tuple(str(member.value) for member in enum)
+
+
+_SAFETY = "Safety and approval"
+_BEHAVIOUR = "Behaviour"
+_STREAMING = "Streaming"
+_FAULTS = "Faults"
+_CALL = "The call"
+_DISPLAY = "Display"
+
+OPTIONS: Final[tuple[Option, ...]] = (
+    Option(
+        "--cwd",
+        OptionKind.VALUE,
+        "Run against this directory (the primary environment).",
+        _CALL,
+        _CALLS,
+        metavar="DIR",
+        default_text="the current working directory",
+    ),
+    Option(
+        "--cwd",
+        OptionKind.VALUE,
+        "Replay in this directory.",
+        _CALL,
+        _REPLAYS,
+        metavar="DIR",
+        default_text="the session's recorded working directory, if it exists here",
+    ),
+    Option(
+        "--environment",
+        OptionKind.APPEND,
+        "A named environment, NAME=DIR (repeat for several); the first one is the primary "
+        "environment.",
+        _CALL,
+        frozenset((FrontEnd.TURN,)),
+        metavar="NAME=DIR",
+    ),
+    Option(
+        "--turn",
+        OptionKind.APPEND,
+        "Replay only turn N (1-based; repeat for several); the directory should hold the "
+        "project as it was before it.",
+        _CALL,
+        _REPLAYS,
+        metavar="N",
+        item_type=int,
+    ),
+    Option(
+        "--dry-run",
+        OptionKind.FLAG,
+        "Parse, verify and assess safety, show the planned changes, and write nothing.",
+        _CALL,
+        frozenset((FrontEnd.MAGIC,)),
+    ),
+    Option(
+        "--new-turn",
+        OptionKind.FLAG,
+        "Start a new turn before this call (the TurnDiff starts empty).",
+        _CALL,
+        frozenset((FrontEnd.MAGIC,)),
+    ),
+    Option(
+        "--approval-policy",
+        OptionKind.VALUE,
+        f"When to ask for approval (Codex's AskForApproval): {', '.join(APPROVAL_POLICIES)}.",
+        _SAFETY,
+        _ALL,
+        default=ON_REQUEST,
+        metavar="POLICY",
+        field="approval_policy",
+    ),
+    Option(
+        "--sandbox",
+        OptionKind.VALUE,
+        "The permission profile; with workspace-write the writable roots are the working "
+        "directory, the --writable-root ones and the temp dir.",
+        _SAFETY,
+        _ALL,
+        default=PermissionProfile.WORKSPACE_WRITE.value,
+        choices=_values(PermissionProfile),
+        field="sandbox",
+    ),
+    Option(
+        "--writable-root",
+        OptionKind.APPEND,
+        "An extra writable root for workspace-write; repeat for several.",
+        _SAFETY,
+        _CALLS,
+        metavar="DIR",
+        field="writable_roots",
+    ),
+    Option(
+        "--exclude-tmp",
+        OptionKind.FLAG,
+        "Do not count /tmp and $TMPDIR as writable roots (Codex's exclude_slash_tmp and "
+        "exclude_tmpdir_env_var), so that only the working directory and --writable-root are.",
+        _SAFETY,
+        _ALL,
+        field="exclude_tmp",
+    ),
+    Option(
+        "--approve",
+        OptionKind.VALUE,
+        "How approval requests are answered: ask shows Approve / Approve for session / "
+        "Decline buttons in a notebook, and where nobody can be asked (turn) by default each "
+        "request is declined and stderr names it, so pass --approve approve to let a patch "
+        "write outside the writable roots or into .git, .agents, .codex; approve, "
+        "approve-for-session and decline answer every request.",
+        _SAFETY,
+        _CALLS,
+        default=ASK,
+        choices=(ASK, *_values(Decision)),
+    ),
+    Option(
+        "--approve",
+        OptionKind.VALUE,
+        "The answer to every approval request (a replay runs its calls in order, so it cannot "
+        "wait for a click); the replay command names each declined request on stderr.",
+        _SAFETY,
+        _REPLAYS,
+        default=Decision.DECLINE.value,
+        choices=_values(Decision),
+    ),
+    Option(
+        "--line-endings",
+        OptionKind.VALUE,
+        "preserve keeps each untouched line's terminator; lf is the legacy normalisation to LF.",
+        _BEHAVIOUR,
+        _CALLS,
+        default=LineEndings.PRESERVE.value,
+        choices=_values(LineEndings),
+        field="line_endings",
+    ),
+    Option(
+        "--duplicates",
+        OptionKind.VALUE,
+        "Two hunks on one path: reject them, or fold them (legacy, with the gap of the safety "
+        "check).",
+        _BEHAVIOUR,
+        _CALLS,
+        default=DuplicatePaths.REJECT.value,
+        choices=_values(DuplicatePaths),
+        field="duplicates",
+    ),
+    Option(
+        "--transaction",
+        OptionKind.VALUE,
+        "none keeps what was written when a change fails (Codex); atomic rolls everything back "
+        "on any failure, and its write-ahead journal on disk lets the next call, or `python -m "
+        "applypatch_ext recover`, restore the tree after a crash.",
+        _BEHAVIOUR,
+        _CALLS,
+        default=Transaction.NONE.value,
+        choices=_values(Transaction),
+        field="transaction",
+    ),
+    Option(
+        "--invalid-notebooks",
+        OptionKind.VALUE,
+        "What a patch that would leave an .ipynb that is not a valid notebook does: refuse makes "
+        "it a verification error (nothing is written, the model is told why); warn keeps the "
+        "reference behaviour (apply anyway, with a warning).",
+        _BEHAVIOUR,
+        _CALLS,
+        default=InvalidContent.REFUSE.value,
+        choices=_values(InvalidContent),
+        field="invalid_content",
+    ),
+    Option(
+        "--stream-chunk",
+        OptionKind.INT,
+        "Feed the patch to the pipeline in deltas of N characters (0 feeds it whole).",
+        _STREAMING,
+        _CALLS,
+        default=0,
+        metavar="N",
+        defaults=((FrontEnd.MAGIC, DEFAULT_STREAM_CHUNK),),
+    ),
+    Option(
+        "--stream-delay",
+        OptionKind.FLOAT,
+        "Pause between two deltas, so that the stream is visible (0 for no pause).",
+        _STREAMING,
+        frozenset((FrontEnd.MAGIC,)),
+        default=DEFAULT_STREAM_DELAY,
+        metavar="SECONDS",
+    ),
+    Option(
+        "--throttle-ms",
+        OptionKind.INT,
+        "Minimum interval between two preview (PatchApplyUpdated) events, in milliseconds, as "
+        "in Codex (0 sends every change).",
+        _STREAMING,
+        _CALLS,
+        default=round(DEFAULT_THROTTLE * 1000),
+        metavar="N",
+        field="throttle_ms",
+    ),
+    Option(
+        "--fault",
+        OptionKind.APPEND,
+        f"Inject a fault: {', '.join(spec for spec, _ in FAULT_SPECS)} (the fault specs below); "
+        "repeat for several.",
+        _FAULTS,
+        _CALLS,
+        metavar="SPEC",
+        field="faults",
+    ),
+    Option(
+        "--no-widget",
+        OptionKind.FLAG,
+        "Show rich output (HTML, Markdown, text) instead of the live widget.",
+        _DISPLAY,
+        frozenset((FrontEnd.MAGIC,)),
+    ),
+    Option(
+        "--no-widget",
+        OptionKind.FLAG,
+        "Show the summary table instead of the step-through widget.",
+        _DISPLAY,
+        frozenset((FrontEnd.REPLAY_MAGIC,)),
+    ),
+)
+
+
+def options_of(front_end: FrontEnd) -> tuple[Option, ...]:
+    """The options of ``front_end``, in the table's order."""
+    return tuple(option for option in OPTIONS if front_end in option.front_ends)
+
+
+def argument_groups(
+    front_end: FrontEnd, types: Mapping[str, Callable[[str], Any]] | None = None
+) -> list[tuple[str, list[tuple[str, dict[str, Any]]]]]:
+    """``(group title, [(option name, add_argument keywords)])`` for ``front_end``, groups in
+    the order they first appear in the table; ``types`` gives some options a converter."""
+    groups: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for option in options_of(front_end):
+        kwargs = option.argparse_kwargs(front_end)
+        if types and option.name in types:
+            kwargs["type"] = types[option.name]
+        groups.setdefault(option.group, []).append((option.name, kwargs))
+    return list(groups.items())
+
+
+def add_arguments(
+    parser: argparse.ArgumentParser,
+    front_end: FrontEnd,
+    types: Mapping[str, Callable[[str], Any]] | None = None,
+) -> None:
+    """Add the options of ``front_end`` to an argparse parser, in argument groups."""
+    for title, entries in argument_groups(front_end, types):
+        group = parser.add_argument_group(title)
+        for name, kwargs in entries:
+            group.add_argument(name, **kwargs)
+
+
+#: The defaults of :meth:`PipelineOptions.from_strings`, from the table.
+_FIELD_DEFAULTS: Final[dict[str, Any]] = {
+    option.field: () if option.kind is OptionKind.APPEND else option.default
+    for option in OPTIONS
+    if option.field is not None
+}
+
+
 @dataclass(frozen=True)
 class PipelineOptions:
     """Every knob of a call; the defaults follow Codex, improved where upstream improved."""
@@ -105,25 +400,23 @@ class PipelineOptions:
     #: What an objection does: refuse (a verification error) or warn (apply anyway).
     invalid_content: InvalidContent = InvalidContent.REFUSE
 
-    def with_(self, **changes: Any) -> PipelineOptions:
-        return replace(self, **changes)
-
     @classmethod
     def from_strings(
         cls,
         cwd: str,
         *,
-        approval_policy: str = "on-request",
-        sandbox: str = "workspace-write",
+        approval_policy: str = _FIELD_DEFAULTS["approval_policy"],
+        sandbox: str = _FIELD_DEFAULTS["sandbox"],
         writable_roots: Sequence[str] = (),
         exclude_tmp: bool = False,
-        line_endings: str = "preserve",
-        duplicates: str = "reject",
-        transaction: str = "none",
-        throttle_ms: int = 500,
+        line_endings: str = _FIELD_DEFAULTS["line_endings"],
+        duplicates: str = _FIELD_DEFAULTS["duplicates"],
+        transaction: str = _FIELD_DEFAULTS["transaction"],
+        throttle_ms: int = _FIELD_DEFAULTS["throttle_ms"],
         faults: Sequence[str] = (),
+        invalid_content: str = _FIELD_DEFAULTS["invalid_content"],
     ) -> PipelineOptions:
-        """Options from the texts a user types (the magic's and the ``turn`` command's options).
+        """Options from the texts a user types (the defaults are the option table's).
 
         Relative writable roots and fault paths are resolved against ``cwd``. Raises
         ``ValueError`` whose message starts with the option's name and says what is valid.
@@ -161,4 +454,21 @@ class PipelineOptions:
             transaction=choice("transaction", transaction, Transaction),
             throttle=throttle_ms / 1000,
             faults=tuple(faults),
+            invalid_content=choice("invalid-notebooks", invalid_content, InvalidContent),
         )
+
+    @classmethod
+    def from_namespace(cls, cwd: str, args: argparse.Namespace) -> PipelineOptions:
+        """Options from the parsed namespace of any front end (the magic, ``turn``,
+        ``replay``): every option of the table that feeds :meth:`from_strings` and that the
+        front end has. Raises ``ValueError`` naming the option, as :meth:`from_strings`."""
+        given = vars(args)
+        values: dict[str, Any] = {}
+        for option in OPTIONS:
+            if option.field is None or option.dest not in given:
+                continue
+            value = given[option.dest]
+            values[option.field] = (
+                () if value is None and option.kind is OptionKind.APPEND else value
+            )
+        return cls.from_strings(cwd, **values)
