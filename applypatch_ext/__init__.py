@@ -70,6 +70,9 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "PreToolUseHook",
         "PostToolUseHook",
     ),
+    # the Jupyter layer (imported on first use only: the core stays standard library)
+    "applypatch_ext.jupyter.result": ("PatchCallResult",),
+    "applypatch_ext.jupyter.streams": ("stream_patch",),
 }
 _EXPORTS = {name: module for module, names in _MODULES.items() for name in names}
 
@@ -130,6 +133,8 @@ if TYPE_CHECKING:
         run_patch,
     )
     from .core.turn.turn_diff import TurnDiffTracker
+    from .jupyter.result import PatchCallResult
+    from .jupyter.streams import stream_patch
 
 
 def load_ipython_extension(ipython: Any) -> None:

@@ -36,7 +36,10 @@ from .display import (
     visible,
     visible_lines,
 )
-from .session import SESSION, CallView, PatchCallResult, run_streamed, summarize_event
+from .result import PatchCallResult
+from .session import SESSION, summarize_event
+from .streams import run_streamed
+from .view import CallView
 from .widget import ApplyPatchWidget
 
 DEFAULT_STREAM_CHUNK = 24

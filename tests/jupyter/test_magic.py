@@ -13,7 +13,8 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import CapturedIO, capture_output
 
-from applypatch_ext.jupyter.session import SESSION, PatchCallResult
+from applypatch_ext.jupyter.result import PatchCallResult
+from applypatch_ext.jupyter.session import SESSION
 
 from ..trees import snapshot_dir
 from .conftest import Magic
