@@ -62,14 +62,11 @@ _MODULES: dict[str, tuple[str, ...]] = {
     "applypatch_ext.core.turn.turn_diff": ("TurnDiffTracker",),
     "applypatch_ext.core.turn.options": ("PipelineOptions", "Decision", "Approver"),
     "applypatch_ext.core.turn.result": ("CallResult",),
-    "applypatch_ext.core.turn.turn": (
-        "Turn",
-        "ApplyPatchCall",
-        "run_patch",
-        "HookBlock",
-        "PreToolUseHook",
-        "PostToolUseHook",
-    ),
+    "applypatch_ext.core.turn.turn": ("Turn", "ApplyPatchCall", "run_patch"),
+    "applypatch_ext.core.turn.hooks": ("HookBlock", "PreToolUseHook", "PostToolUseHook"),
+    # the Jupyter layer (imported on first use only: the core stays standard library)
+    "applypatch_ext.jupyter.result": ("PatchCallResult",),
+    "applypatch_ext.jupyter.streams": ("stream_patch",),
 }
 _EXPORTS = {name: module for module, names in _MODULES.items() for name in names}
 
@@ -117,19 +114,15 @@ if TYPE_CHECKING:
     from .core.parse.parser import parse_patch
     from .core.parse.streaming import HunkSnapshot, StreamingPatchParser
     from .core.text import LineEndings
+    from .core.turn.hooks import HookBlock, PostToolUseHook, PreToolUseHook
     from .core.turn.options import Approver, Decision, PipelineOptions
     from .core.turn.policy import ApprovalPolicy, PermissionProfile, SandboxPolicy
     from .core.turn.result import CallResult
     from .core.turn.safety import AskUser, AutoApprove, Reject, assess_patch_safety
-    from .core.turn.turn import (
-        ApplyPatchCall,
-        HookBlock,
-        PostToolUseHook,
-        PreToolUseHook,
-        Turn,
-        run_patch,
-    )
+    from .core.turn.turn import ApplyPatchCall, Turn, run_patch
     from .core.turn.turn_diff import TurnDiffTracker
+    from .jupyter.result import PatchCallResult
+    from .jupyter.streams import stream_patch
 
 
 def load_ipython_extension(ipython: Any) -> None:

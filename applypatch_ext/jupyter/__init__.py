@@ -5,6 +5,7 @@ This is the only part of the package that imports IPython, ipywidgets, anywidget
 
 from __future__ import annotations
 
-from .session import PatchCallResult, iter_deltas, stream_patch
+from .result import PatchCallResult
+from .streams import iter_deltas, stream_patch
 
 __all__ = ["PatchCallResult", "iter_deltas", "stream_patch"]

@@ -34,7 +34,8 @@ from ..core.turn.options import CallStatus, Decision, PipelineOptions
 from ..core.turn.result import CallResult
 from ..core.turn.safety import AskUser
 from ..core.turn.turn import Turn
-from .session import CallView, PatchCallResult
+from .result import PatchCallResult
+from .view import CallView
 from .widget import ApplyPatchWidget
 
 __all__ = ["PipelineEditor"]

@@ -49,7 +49,10 @@ from .display import (
     visible_lines,
 )
 from .notebooks import validate_notebook
-from .session import SESSION, CallView, PatchCallResult, run_streamed, summarize_event
+from .result import PatchCallResult
+from .session import SESSION, summarize_event
+from .streams import run_streamed
+from .view import CallView
 from .widget import ApplyPatchWidget
 
 #: The longest pause between two deltas (a longer one would only freeze the kernel; ``inf`` or

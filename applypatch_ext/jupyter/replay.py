@@ -1,7 +1,7 @@
 """``%apply_patch_replay``: replay a Codex session file in a notebook, one widget per call.
 
 Every replayed call streams into its own :class:`~.widget.ApplyPatchWidget` (through the same
-:class:`~.session.CallView` as ``%%apply_patch``), and a :class:`ReplayStepper` shows one call
+:class:`~.view.CallView` as ``%%apply_patch``), and a :class:`ReplayStepper` shows one call
 at a time with Previous / Next buttons, a header saying which call of which turn it is and how
 it compares with the recording, and the call's widget (its TurnDiff is the turn's, after that
 call). :class:`ReplayResult` is what the magic stores in its optional result variable.
@@ -36,7 +36,9 @@ from ..core.turn.result import CallResult
 from ..core.turn.turn import Turn
 from .display import render_html, render_plain
 from .magic import parse_options, table_arguments
-from .session import SESSION, CallView, PatchCallResult
+from .result import PatchCallResult
+from .session import SESSION
+from .view import CallView
 from .widget import ApplyPatchWidget
 
 __all__ = ["ReplayMagics", "ReplayResult", "ReplayStepper", "replay_session"]
@@ -154,7 +156,7 @@ class ReplayStepper(ipywidgets.VBox):  # type: ignore[misc]
 
 
 class ReplayResult:
-    """The replay: its report, one :class:`~.session.PatchCallResult` per call, the stepper."""
+    """The replay: its report, one :class:`~.result.PatchCallResult` per call, the stepper."""
 
     def __init__(
         self,

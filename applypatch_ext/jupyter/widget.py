@@ -3,7 +3,7 @@
 Python owns the state; the front end (``js/widget.js``, one plain ES module, no build step)
 only renders the traits below and sends one kind of message back: an approval decision.
 Synced containers are always replaced, never mutated in place, and related updates are batched
-with ``hold_sync()`` by :class:`~applypatch_ext.jupyter.session.CallView`.
+with ``hold_sync()`` by :class:`~applypatch_ext.jupyter.view.CallView`.
 """
 
 from __future__ import annotations

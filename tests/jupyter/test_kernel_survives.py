@@ -12,7 +12,8 @@ import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
-from applypatch_ext.jupyter.session import DISPLAY_LIMIT, SESSION
+from applypatch_ext.jupyter.session import SESSION
+from applypatch_ext.jupyter.view import DISPLAY_LIMIT
 
 from .conftest import Magic
 

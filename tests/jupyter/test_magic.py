@@ -17,7 +17,8 @@ from IPython.utils.capture import CapturedIO, capture_output
 
 from applypatch_ext.core.turn.faults import FAULT_SPECS
 from applypatch_ext.core.turn.options import OPTIONS, FrontEnd, options_of
-from applypatch_ext.jupyter.session import SESSION, PatchCallResult
+from applypatch_ext.jupyter.result import PatchCallResult
+from applypatch_ext.jupyter.session import SESSION
 
 from ..trees import snapshot_dir
 from .conftest import Magic

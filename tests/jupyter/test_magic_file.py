@@ -11,7 +11,7 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 from applypatch_ext.jupyter.magic import ApplyPatchMagics
-from applypatch_ext.jupyter.session import PatchCallResult
+from applypatch_ext.jupyter.result import PatchCallResult
 
 from ..trees import snapshot_dir
 from .conftest import Magic, RecordingWidget

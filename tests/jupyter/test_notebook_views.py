@@ -58,8 +58,8 @@ def test_a_completed_notebook_edit_fills_the_trait_and_every_fallback(
     state = res.state_json()
     assert state["notebooks"] == views
     assert state["notebooks"] is res.state_json()["notebooks"]
-    # the final update message carries them with the status: the view renders them at once
-    (final,) = [u for u in widget.updates() if "status" in u]
+    # the final update message (what no event carries) brings them: the view renders them once
+    (final,) = [u for u in widget.updates() if "notebooks" in u]
     assert final["notebooks"] == json.loads(json.dumps(views))
     # the static fallbacks: the result's and the widget's own (saved with the notebook)
     html = res._repr_html_()

@@ -256,6 +256,63 @@ def test_the_results_displayed_state_is_a_part_of_the_widgets(
         assert result_state[name] == widget_state[name], name
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "--stream-chunk 0 res",
+        "--stream-chunk 0 res --approval-policy untrusted",  # waits for approval
+        "--stream-chunk 0 res --approval-policy never --sandbox read-only",  # rejected
+        "--stream-chunk 0 res --dry-run",
+    ],
+)
+def test_the_results_displayed_state_is_the_widgets(
+    run_magic: Magic, tmp_path: Path, line: str
+) -> None:
+    # Both are derived the same way (the call's events, then what only the result carries),
+    # so the static views of a result show what its widget showed, trait for trait.
+    (tmp_path / "main.py").write_text('print("old")\n')
+    run = run_magic(line, TWO_FILES)
+    result = run_magic.shell.user_ns["res"]
+    widget_state = run.widget.state_json()
+    assert result.state_json() == {**widget_state, "patch_text": "", "patch_truncated": False}
+    assert widget_state["status"] == result.status
+    assert widget_state["events"] and widget_state["call_id"] == result.call_id
+
+
+ADD_HELLO = """*** Begin Patch
+*** Add File: docs/hello.txt
++hello
+*** End Patch
+"""
+
+
+def test_a_waiting_call_shows_only_its_own_events_and_turn_diff(
+    run_magic: Magic, ip: InteractiveShell, tmp_path: Path
+) -> None:
+    waiting = run_magic("first --approval-policy untrusted --stream-chunk 0", ADD_ONE).widget
+    assert waiting.status == "awaiting-approval"
+    shown_events = list(waiting.events)
+    # a later call of the same turn runs to the end and changes the TurnDiff meanwhile
+    later = run_magic("second --stream-chunk 0", ADD_HELLO).widget
+    assert later.status == "completed" and "docs/hello.txt" in later.turn_diff
+    assert waiting.events == shown_events, "the waiting call picked up another call's events"
+    assert waiting.turn_diff == "" and waiting.turn_diff_files == []
+    # resumed, it shows its own TurnDiff (the turn's, cumulative), not the other call's
+    with capture_output():
+        waiting.approve("approve")
+    assert waiting.status == "completed"
+    types = [e["type"] for e in waiting.events[len(shown_events) :]]
+    assert types == ["apply_patch_approval_decision", "patch_apply_end", "turn_diff"]
+    assert "approved.txt" in waiting.turn_diff and "docs/hello.txt" in waiting.turn_diff
+    paths = {Path(f["path"]).name for f in waiting.turn_diff_files}
+    assert paths == {"approved.txt", "hello.txt"}
+    # the result's static state is derived from the same events: the other call's are not in it
+    first = ip.user_ns["first"]
+    assert len(first.events) > len(waiting.events)  # the core's record keeps the whole slice
+    assert first.state_json()["events"] == waiting.events
+    assert first.state_json()["turn_diff"] == waiting.turn_diff
+
+
 def test_the_front_end_is_one_self_contained_module() -> None:
     widget = ApplyPatchWidget()
     esm = str(widget._esm)
@@ -288,11 +345,15 @@ def test_hold_sync_batches_related_updates(run_magic: Magic, tmp_path: Path) -> 
     assert by_type["patch_safety_assessed"] >= {"events", "safety", "stage"}
     assert by_type["patch_apply_begin"] >= {"events", "proposed"}
     assert by_type["turn_diff"] >= {"events", "turn_diff"}
-    # the result goes out in one message
-    [final] = [u for u in updates if "status" in u]
-    assert {"status", "stage", "output", "stdout", "delta"} <= set(final)
-    assert final["status"] == "completed" and final["stage"] == "done"
-    assert updates[-1] is final
+    # the end event carries the status and the attempt's output: it is sent once, by the event
+    assert by_type["patch_apply_end"] >= {"events", "status", "stdout"}
+    [ended] = [u for u in updates if "status" in u]
+    assert ended["status"] == "completed" and ended["events"][-1]["type"] == "patch_apply_end"
+    # the result goes out in one last message, with only what no event carries
+    final = updates[-1]
+    assert {"stage", "output", "delta", "sources"} <= set(final)
+    assert final["stage"] == "done" and "events" not in final
+    assert {"status", "stdout", "planned", "safety", "turn_diff"}.isdisjoint(final)
 
 
 def test_repr_mimebundle_has_widget_view_and_static_fallbacks(

@@ -115,3 +115,74 @@ def _failure_detail(error: ApplyPatchError) -> str:
     else:
         return text
     return text if reason in text else f"{text} ({reason})"
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far a call got: the stage it is in and what its stages found so far.
+
+    The call keeps one (replaced, never mutated, as each stage ends); :func:`build_result`
+    reads it with the call's :class:`Stop`.
+    """
+
+    stage: Stage = Stage.STREAMING
+    #: the environment's working directory (the turn's until an environment is selected)
+    cwd: str = ""
+    workdir: str | None = None
+    parsed: ParsedPatch | None = None
+    proposed: ApplyPatchAction | None = None
+    safety: SafetyCheck | None = None
+    delta: AppliedPatchDelta = field(default_factory=AppliedPatchDelta)
+    attempts: int = 0
+    #: the content validator's objections, when the call applies anyway (``warn``)
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Stop:
+    """How a call ends (or pauses at an approval request): what its result says besides the
+    :class:`Progress`."""
+
+    status: CallStatus
+    output: str
+    error: str | None = None
+    stdout: str = ""
+    stderr: str = ""
+    explanation: MatchExplanation | None = None
+    pending_request: ApplyPatchApprovalRequest | None = None
+
+    @classmethod
+    def because(cls, status: CallStatus, message: str) -> Stop:
+        """A stop whose output and error are the same message."""
+        return cls(status, message, error=message)
+
+
+def build_result(
+    call_id: str,
+    progress: Progress,
+    stop: Stop,
+    events: tuple[RecordedEvent, ...],
+    turn_diff: str | None,
+) -> CallResult:
+    """The one place a call's :class:`CallResult` is made."""
+    return CallResult(
+        call_id=call_id,
+        status=stop.status,
+        stage=progress.stage,
+        output=stop.output,
+        stdout=stop.stdout,
+        stderr=stop.stderr,
+        events=events,
+        parsed=progress.parsed,
+        proposed=progress.proposed,
+        safety=progress.safety,
+        delta=progress.delta,
+        turn_diff=turn_diff,
+        error=stop.error,
+        pending_request=stop.pending_request,
+        attempts=progress.attempts,
+        cwd=progress.cwd,
+        explanation=stop.explanation,
+        workdir=progress.workdir,
+        warnings=progress.warnings,
+    )

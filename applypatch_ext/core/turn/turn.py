@@ -26,88 +26,44 @@ post-tool-use hook may replace the output but never undoes writes.
 
 from __future__ import annotations
 
-import errno
 import itertools
-import os
 import time
-from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, Final, TypeAlias
+from collections.abc import Generator, Iterable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
 
-from ..apply.changes import AppliedPatchDelta, ApplyPatchAction
-from ..apply.content_check import InvalidContent, check_proposed_content
-from ..apply.explain import explain_error
-from ..apply.fs import Filesystem, LocalFilesystem, resolve_path
-from ..apply.journal import DiskJournal, JournalBusy, JournalError, pending
-from ..apply.runtime import AffectedPaths, ApplyOutcome, apply_hunks
-from ..apply.transaction import JournalingFilesystem, RollbackError, Transaction, recover
-from ..apply.verify import verify_patch
-from ..errors import ApplyPatchError, CancelledError, IoError, ParseError
+from ..apply.fs import Filesystem, LocalFilesystem
+from ..apply.runtime import ApplyOutcome
+from ..errors import CancelledError
 from ..interrupts import CancellationToken, cancellation
-from ..parse.invocation import (
-    ApplyPatchInvocation,
-    ImplicitInvocation,
-    InvocationParseError,
-    parse_command_line,
+from . import stages
+from .events import ApplyPatchApprovalRequest, Clock, Event, EventRecorder, PatchApplyUpdated
+from .hooks import (
+    POST_HOOK_FAILED,
+    PRE_HOOK_FAILED,
+    HookBlock,
+    PostToolUseHook,
+    PreToolUseHook,
+    post_hook,
+    pre_hook,
 )
-from ..parse.model import ParsedPatch
-from ..parse.parser import parse_patch
-from .events import (
-    ApplyPatchApprovalDecision,
-    ApplyPatchApprovalRequest,
-    Clock,
-    EventRecorder,
-    PatchApplyBegin,
-    PatchApplyEnd,
-    PatchApplyStatus,
-    PatchApplyUpdated,
-    PatchContentWarning,
-    PatchSafetyAssessed,
-    RecordedEvent,
-    TransactionRecovered,
-    TurnDiff,
-    changes_to_json,
-)
-from .faults import Fault, FaultyFilesystem, parse_fault
 from .options import Approver, CallStatus, Decision, PipelineOptions, Stage, as_approver
 from .preview import ApplyPatchArgumentDiffConsumer
-from .result import CallResult, _failure_detail, _is_sandbox_denial, model_output
-from .safety import AskUser, AutoApprove, Reject, SafetyCheck, assess_patch_safety, hunk_write_paths
-from .sandbox import (
-    GrantedFilesystem,
-    NoFollowFilesystem,
-    SandboxedFilesystem,
+from .result import CallResult, Progress, Stop, build_result
+from .safety import Reject
+from .stages import (
+    ENVIRONMENT_UNAVAILABLE,
+    PATCH_REJECTED,
+    REJECTED_BY_USER,
+    RETRY_REASON,
+    VERIFICATION_FAILED,
+    Approval,
+    CallContext,
+    Changes,
+    Ending,
+    Prepared,
 )
 from .turn_diff import TurnDiffTracker
-
-VERIFICATION_FAILED: Final = "apply_patch verification failed: "
-PATCH_REJECTED: Final = "patch rejected: "
-REJECTED_BY_USER: Final = "patch rejected by user"
-ENVIRONMENT_UNAVAILABLE: Final = "apply_patch environment selection is unavailable for this turn"
-RETRY_REASON: Final = "the sandbox denied a write; retry without the sandbox?"
-PRE_HOOK_FAILED: Final = "pre-tool-use hook failed, nothing was written: "
-POST_HOOK_FAILED: Final = "post-tool-use hook failed after the call ran: "
-
-
-@dataclass(frozen=True)
-class HookBlock:
-    """Returned by a pre-tool-use hook to block the call; ``reason`` goes to the model."""
-
-    reason: str
-
-
-PreToolUseHook: TypeAlias = Callable[[str], "HookBlock | str | None"]
-PostToolUseHook: TypeAlias = Callable[["CallResult"], "str | None"]
-
-
-@dataclass(frozen=True)
-class _Prepared:
-    parsed: ParsedPatch
-    environment: str
-    cwd: str  # where the patch's relative paths resolve (the shell form's `cd` directory)
-    root: str  # the environment's working directory: the sandbox's and the approvals' root
-    action: ApplyPatchAction
-    safety: AutoApprove | AskUser
 
 
 class Turn:
@@ -190,7 +146,11 @@ class Turn:
 
 
 class ApplyPatchCall:
-    """One tool call; see the module docstring for the stages."""
+    """One tool call: a small state machine over the stage functions of :mod:`.stages`.
+
+    Its progress is one :class:`~.result.Progress` record (replaced as each stage ends); how it
+    ends is a :class:`~.result.Stop`; :meth:`_result` makes the :class:`CallResult` of both.
+    """
 
     def __init__(
         self,
@@ -203,7 +163,8 @@ class ApplyPatchCall:
         self.call_id = call_id
         self.options = options
         self.cancel = cancel
-        self.stage = Stage.STREAMING
+        self._ctx = CallContext(turn, call_id, options, cancel)
+        self._progress = Progress(cwd=turn.cwd)
         self._text: list[str] = []
         self._first_event = len(turn.recorder.events)
         self._preview = ApplyPatchArgumentDiffConsumer(
@@ -216,17 +177,18 @@ class ApplyPatchCall:
         self._steps: Generator[ApplyPatchApprovalRequest, Decision, CallResult] | None = None
         self._started_at: float | None = None
         self.result: CallResult | None = None
-        # Filled in while running, read by _result().
-        self._parsed: ParsedPatch | None = None
-        self._action: ApplyPatchAction | None = None
-        self._safety: SafetyCheck | None = None
-        self._delta = AppliedPatchDelta()
-        self._attempts = 0
-        self._cwd = turn.cwd
-        self._workdir: str | None = None
-        self._faulty: FaultyFilesystem | None = None
-        self._dry_run = False  # set by dry_run(): the call's filesystem view is read only
-        self._warnings: tuple[str, ...] = ()
+
+    @property
+    def stage(self) -> Stage:
+        """The stage the call is in (or stopped in)."""
+        return self._progress.stage
+
+    @property
+    def progress(self) -> Progress:
+        return self._progress
+
+    def _advance(self, **fields: Any) -> None:
+        self._progress = replace(self._progress, **fields)
 
     # -- input --------------------------------------------------------------------------------
 
@@ -275,6 +237,27 @@ class ApplyPatchCall:
             raise RuntimeError(f"call {self.call_id} is not waiting for approval")
         return self._drive(Decision(decision), as_approver(approver))
 
+    def abandon(self, reason: str) -> CallResult:
+        """Cancel a call whose input never completed: nothing runs, nothing is written."""
+        if self._steps is not None:
+            raise RuntimeError("the call has already run")
+        self._input_done = True
+        self.result = self._result(Stop.because(CallStatus.CANCELLED, reason))
+        return self.result
+
+    def dry_run(self) -> CallResult:
+        """Parse, verify and assess safety; write nothing (status ``dry-run`` or an error)."""
+        self.finish_input()
+        if self._steps is not None:
+            raise RuntimeError("the call has already run")
+        prepared = self._prepare(read_only=True)
+        if isinstance(prepared, Stop):
+            self.result = self._conclude(prepared)
+            return self.result
+        self._advance(stage=Stage.DONE)
+        self.result = self._result(Stop(CallStatus.DRY_RUN, "dry run: nothing was written"))
+        return self.result
+
     def _drive(self, answer: Decision | None, approver: Approver | None) -> CallResult:
         assert self._steps is not None
         try:
@@ -284,16 +267,15 @@ class ApplyPatchCall:
                 request = self._steps.send(answer) if answer is not None else next(self._steps)
                 while True:
                     if approver is None:
-                        self.stage = Stage.WAITING_FOR_APPROVAL
-                        self.result = self._result(
-                            CallStatus.AWAITING_APPROVAL, "", pending_request=request
-                        )
+                        self._advance(stage=Stage.WAITING_FOR_APPROVAL)
+                        waiting = Stop(CallStatus.AWAITING_APPROVAL, "", pending_request=request)
+                        self.result = self._result(waiting)
                         return self.result
                     request = self._steps.send(Decision(approver(request)))
         except CancelledError:
             # Cancelled before the begin event (parsing, verifying): nothing was written.
             reason = f"apply_patch was cancelled while {self.stage}: nothing was written"
-            self.result = self._finish(self._result(CallStatus.CANCELLED, reason, error=reason))
+            self.result = self._conclude(Stop.because(CallStatus.CANCELLED, reason))
             return self.result
         except StopIteration as stop:
             result: CallResult = stop.value
@@ -304,7 +286,7 @@ class ApplyPatchCall:
             # the call can never resume. Record how it ended; an exception while applying
             # loses the attempt's record, so the delta is then only a lower bound.
             if self.stage == Stage.APPLYING:
-                self._delta = replace(self._delta, exact=False)
+                self._advance(delta=replace(self._progress.delta, exact=False))
             if isinstance(exc, KeyboardInterrupt):
                 status, reason = CallStatus.CANCELLED, f"interrupted while {self.stage}"
             else:
@@ -312,504 +294,128 @@ class ApplyPatchCall:
                     CallStatus.FAILED,
                     f"{type(exc).__name__} while {self.stage}: {exc}",
                 )
-            self.result = self._result(status, reason, error=reason)
+            self.result = self._result(Stop.because(status, reason))
             raise
 
-    def _emit(self, event: Any) -> None:
+    def _emit(self, event: Event) -> None:
         self.turn.recorder.emit(event)
 
-    def _events(self) -> tuple[RecordedEvent, ...]:
-        return tuple(self.turn.recorder.events[self._first_event :])
+    def _result(self, stop: Stop) -> CallResult:
+        """The call's result: its progress and how it stopped (the one place it is made)."""
+        events = tuple(self.turn.recorder.events[self._first_event :])
+        diff = self.turn.tracker.get_unified_diff()
+        return build_result(self.call_id, self._progress, stop, events, diff)
 
-    def _result(self, status: CallStatus, output: str, **fields: Any) -> CallResult:
-        return CallResult(
-            call_id=self.call_id,
-            status=status,
-            stage=self.stage,
-            output=output,
-            events=self._events(),
-            parsed=self._parsed,
-            proposed=self._action,
-            safety=self._safety,
-            delta=self._delta,
-            turn_diff=self.turn.tracker.get_unified_diff(),
-            attempts=self._attempts,
-            cwd=self._cwd,
-            workdir=self._workdir,
-            warnings=self._warnings,
-            **fields,
-        )
-
-    def _finish(self, result: CallResult) -> CallResult:
+    def _conclude(self, stop: Stop) -> CallResult:
+        """The post-tool-use hook (it sees the result), then the final result: a completed
+        call ends in stage ``done``; any other keeps the stage where it stopped."""
         hook = self.turn.post_tool_use
         if hook is not None:
-            # A hook that raises (or returns something that is not a text) cannot lose the
-            # result: the call fails with the hook's error, its delta still says what was written.
-            try:
-                replacement = hook(result)
-            except Exception as exc:  # any hook error becomes the call's error
-                return self._hook_failed(result, POST_HOOK_FAILED + _exception_text(exc))
-            if replacement is not None and not isinstance(replacement, str):
-                message = (
-                    f"{POST_HOOK_FAILED}it returned {type(replacement).__name__}; expected a str "
-                    "(the output to give the model instead) or None (keep the output)"
-                )
-                return self._hook_failed(result, message)
-            if replacement is not None:
-                result = replace(result, output=replacement)
-        if result.status != CallStatus.COMPLETED:
-            return result  # its stage says where the call stopped
-        self.stage = Stage.DONE
-        return replace(result, stage=Stage.DONE)
+            stop = post_hook(hook, self._result(stop), stop)
+        if stop.status == CallStatus.COMPLETED:
+            self._advance(stage=Stage.DONE)
+        return self._result(stop)
 
-    def _hook_failed(self, result: CallResult, message: str) -> CallResult:
-        """The call as failed by a hook; what it had committed stays in ``result.delta``."""
-        if result.status not in (CallStatus.COMPLETED, CallStatus.FAILED) and result.error:
-            message = f"{message} (the call had ended {result.status}: {result.error})"
-        return replace(result, status=CallStatus.FAILED, output=message, error=message)
+    # -- the stages -----------------------------------------------------------------------------
 
-    # -- the pipeline ---------------------------------------------------------------------------
-
-    def abandon(self, reason: str) -> CallResult:
-        """Cancel a call whose input never completed: nothing runs, nothing is written."""
-        if self._steps is not None:
-            raise RuntimeError("the call has already run")
-        self._input_done = True
-        self.result = self._result(CallStatus.CANCELLED, reason, error=reason)
-        return self.result
-
-    def dry_run(self) -> CallResult:
-        """Parse, verify and assess safety; write nothing (status ``dry-run`` or an error)."""
-        self.finish_input()
-        if self._steps is not None:
-            raise RuntimeError("the call has already run")
-        self._dry_run = True
-        prepared = self._prepare()
-        if isinstance(prepared, CallResult):
-            self.result = prepared
-            return prepared
-        self.stage = Stage.DONE
-        self.result = self._result(CallStatus.DRY_RUN, "dry run: nothing was written")
-        return self.result
-
-    def _prepare(self) -> _Prepared | CallResult:
-        """Steps 1-4: hooks, parse, environment, verify, safety (no begin event yet)."""
-        turn = self.turn
-        options = self.options
-        text = self.text
-
-        hook = turn.pre_tool_use
-        if hook is not None:
-            try:
-                verdict = hook(text)
-            except Exception as exc:  # any hook error becomes the call's error
-                message = PRE_HOOK_FAILED + _exception_text(exc)
-                return self._finish(self._result(CallStatus.FAILED, message, error=message))
-            if verdict is not None and not isinstance(verdict, HookBlock | str):
-                message = (
-                    f"{PRE_HOOK_FAILED}it returned {type(verdict).__name__}; expected a HookBlock "
-                    "(block the call), a str (the patch to run instead) or None (run it as is)"
-                )
-                return self._finish(self._result(CallStatus.FAILED, message, error=message))
-            if isinstance(verdict, HookBlock):
-                message = f"blocked by hook: {verdict.reason}"
-                return self._finish(
-                    self._result(CallStatus.REJECTED, message, error=verdict.reason)
-                )
-            if isinstance(verdict, str):
-                text = verdict
-
-        # 1. parse (a shell-form invocation first, then the freeform patch)
-        self.stage = Stage.PARSING
-        workdir: str | None = None
-        try:
-            invocation = parse_command_line(text)
-            if isinstance(invocation, ApplyPatchInvocation):
-                parsed, workdir = invocation.parsed, invocation.workdir
-            elif isinstance(invocation, InvocationParseError):
-                raise invocation.error
-            elif isinstance(invocation, ImplicitInvocation):
-                message = invocation.message
-                return self._finish(self._result(CallStatus.ERROR, message, error=message))
-            else:
-                parsed = parse_patch(text)
-        except ParseError as exc:
-            message = VERIFICATION_FAILED + str(exc)
-            return self._finish(self._result(CallStatus.ERROR, message, error=str(exc)))
-        self._parsed = parsed
-
-        # 2. environment
-        env_id = parsed.environment_id
-        if env_id is not None and not turn.multi_environment:
-            return self._finish(
-                self._result(
-                    CallStatus.ERROR, ENVIRONMENT_UNAVAILABLE, error=ENVIRONMENT_UNAVAILABLE
-                )
-            )
-        if env_id is not None and env_id not in turn.environments:
-            message = f"unknown turn environment id `{env_id}`"
-            return self._finish(self._result(CallStatus.ERROR, message, error=message))
-        # The shell form's `cd DIR` only moves where the patch's relative paths resolve. The
-        # writable roots, the carve-outs and the cwd shown to the user stay the environment's
-        # (Codex assesses and sandboxes with the turn's cwd, not the action's): a patch must
-        # not choose its own sandbox (`cd .. &&`, `cd .git &&`).
-        environment = env_id if env_id is not None else turn.primary
-        root = cwd = turn.environments[environment]
-        self._cwd = root
-        if workdir is not None:
-            try:
-                cwd = resolve_path(root, workdir)
-            except ApplyPatchError as exc:
-                message = VERIFICATION_FAILED + str(exc)
-                return self._finish(self._result(CallStatus.ERROR, message, error=str(exc)))
-            self._workdir = cwd
-        self._faulty = FaultyFilesystem(
-            turn.fs,
-            self._faults(root),
-            cancel=self.cancel,
-            external=turn.fs,
-            read_only=self._dry_run,
-        )
-
-        # 3. verify (read only)
-        self.stage = Stage.VERIFYING
-        try:
-            action = verify_patch(
-                parsed,
-                cwd,
-                self._faulty,
-                line_endings=options.line_endings,
-                duplicates=options.duplicates,
-            )
-        except CancelledError:
-            raise
-        except ApplyPatchError as exc:
-            message = VERIFICATION_FAILED + str(exc)
-            explanation = explain_error(exc, self._faulty, options.line_endings)
-            return self._finish(
-                self._result(CallStatus.ERROR, message, error=str(exc), explanation=explanation)
-            )
-        self._action = action
-        refusal = self._check_content(action)
-        if refusal is not None:
-            return refusal
-
-        # 4. safety
-        self.stage = Stage.SAFETY
-        safety = assess_patch_safety(action, options.approval_policy, options.sandbox, root)
-        self._safety = safety
-        self._emit(
-            PatchSafetyAssessed(
-                self.call_id,
-                safety.decision,
-                safety.reason if isinstance(safety, Reject) else None,
-                isinstance(safety, AutoApprove) and safety.sandboxed,
-            )
-        )
+    def _prepare(self, *, read_only: bool = False) -> Prepared | Stop:
+        """Hooks, parse, environment, verify, safety (no begin event yet)."""
+        ctx = self._ctx
+        text = pre_hook(self.turn.pre_tool_use, self.text)
+        if isinstance(text, Stop):
+            return text
+        self._advance(stage=Stage.PARSING)
+        parsed = stages.parse_input(text)
+        if isinstance(parsed, Stop):
+            return parsed
+        self._advance(parsed=parsed.parsed)
+        env = stages.select_environment(self.turn, parsed.parsed)
+        if isinstance(env, Stop):
+            return env
+        self._advance(cwd=env.root)
+        cwd = env.root
+        if parsed.workdir is not None:
+            resolved = stages.resolve_workdir(env.root, parsed.workdir)
+            if isinstance(resolved, Stop):
+                return resolved
+            cwd = resolved
+            self._advance(workdir=cwd)
+        faulty = stages.open_filesystem(ctx, env.root, read_only=read_only)
+        self._advance(stage=Stage.VERIFYING)
+        action = stages.verify(self.options, parsed.parsed, cwd, faulty)
+        if isinstance(action, Stop):
+            return action
+        self._advance(proposed=action)
+        warnings = stages.check_content(ctx, action)
+        if isinstance(warnings, Stop):
+            return warnings
+        self._advance(warnings=warnings, stage=Stage.SAFETY)
+        safety = stages.assess_safety(ctx, action, env.root)
+        self._advance(safety=safety)
         if isinstance(safety, Reject):
-            message = PATCH_REJECTED + safety.reason
-            return self._finish(self._result(CallStatus.REJECTED, message, error=safety.reason))
-        return _Prepared(parsed, environment, cwd, root, action, safety)
-
-    def _check_content(self, action: ApplyPatchAction) -> CallResult | None:
-        """The content validator's verdicts (content_check): a verification error (refuse) or
-        warnings in the result and in ``patch_content_warning`` events (warn)."""
-        problems = check_proposed_content(action, self.options.content_validator)
-        if not problems:
-            return None
-        if self.options.invalid_content is InvalidContent.REFUSE:
-            error = "\n".join(str(problem) for problem in problems)
-            message = VERIFICATION_FAILED + error
-            return self._finish(self._result(CallStatus.ERROR, message, error=error))
-        for problem in problems:
-            self._emit(PatchContentWarning(self.call_id, problem.path, problem.message))
-        self._warnings = tuple(str(problem) for problem in problems)
-        return None
-
-    def _recover(self) -> CallResult | None:
-        """Before anything else: an atomic call killed in the middle (its journal is still on
-        disk) in one of the turn's working directories is rolled back, and said so in a
-        ``transaction_recovered`` event. A journal that cannot be fully restored stops the call
-        (an error result); one still held by a running call is left alone."""
-        if not isinstance(self.turn.fs, LocalFilesystem):
-            return None  # journals are written for the real disk only
-        for directory in dict.fromkeys(self.turn.environments.values()):
-            if pending(directory) is None:
-                continue
-            try:
-                recovery = recover(directory, self.turn.fs)
-            except JournalBusy:
-                continue
-            except JournalError as exc:
-                message = f"cannot recover {directory}: {exc.strerror}"
-                return self._finish(self._result(CallStatus.ERROR, message, error=message))
-            if recovery is None:
-                continue
-            self._emit(
-                TransactionRecovered(
-                    self.call_id,
-                    recovery.cwd,
-                    recovery.journal,
-                    recovery.call_id,
-                    recovery.restored,
-                    recovery.removed,
-                    tuple(f"{path}: {why}" for path, why in recovery.failures),
-                )
-            )
-            if not recovery.ok:
-                message = recovery.report().rstrip("\n")
-                return self._finish(self._result(CallStatus.ERROR, message, error=message))
-        return None
+            return stages.rejected(safety)
+        return Prepared(parsed.parsed, env.name, cwd, env.root, action, safety, faulty)
 
     def _pipeline(self) -> Generator[ApplyPatchApprovalRequest, Decision, CallResult]:
-        recovered = self._recover()
+        recovered = stages.recover_journals(self._ctx)
         if recovered is not None:
-            return recovered
+            return self._conclude(recovered)
         prepared = self._prepare()
-        if isinstance(prepared, CallResult):
-            return prepared
-        turn, options = self.turn, self.options
-        parsed, environment, cwd, root, action, safety = (
-            prepared.parsed,
-            prepared.environment,
-            prepared.cwd,
-            prepared.root,
-            prepared.action,
-            prepared.safety,
-        )
-
-        # 5. begin
-        changes = changes_to_json(action.changes)
-        self._emit(
-            PatchApplyBegin(self.call_id, turn.turn_id, isinstance(safety, AutoApprove), changes)
-        )
-
-        # 6. approval. Every request lists, and every grant covers, the paths the attempts can
-        # write, read from the hunks that will run (the runtime re-parses the canonical text):
-        # a folded map (--duplicates fold) may hide a move destination (spec 7.4). Computed
-        # only when someone is asked or a grant is given (an auto-approved call needs none).
-        paths: list[str] = []
-        keys: list[tuple[str, str]] = []
-        if isinstance(safety, AskUser):
-            paths = hunk_write_paths(parse_patch(parsed.patch).hunks, cwd)
-            keys = [(environment, p) for p in paths]
-        approved = isinstance(safety, AskUser) and all(k in turn.session_approvals for k in keys)
-        if isinstance(safety, AskUser) and not approved:
-            self.stage = Stage.WAITING_FOR_APPROVAL
-            decision = yield self._request(environment, root, paths, action, changes, retry=False)
-            self._emit(ApplyPatchApprovalDecision(self.call_id, decision.value))
-            if decision is Decision.APPROVE_FOR_SESSION:
-                turn.session_approvals.update(keys)
-            if not decision.approved:
-                return self._end(
-                    CallStatus.DECLINED,
-                    "",
-                    REJECTED_BY_USER,
-                    REJECTED_BY_USER,
-                    changes,
-                    environment,
-                    error=REJECTED_BY_USER,
-                )
-            approved = True
-
-        # 7. attempts. An approval grants the approved paths to the sandboxed attempt (Codex
-        # requests them as extra permissions), so a patch approved for writing outside the
-        # writable roots is not denied there.
-        self.stage = Stage.APPLYING
-        sandboxed = not options.sandbox.has_full_disk_write()
-        grants = paths if approved else []
-        outcome = self._attempt(parsed, cwd, root, sandboxed=sandboxed, approved=grants)
-        if (
-            outcome.error is not None
-            and sandboxed
-            and _is_sandbox_denial(outcome.error)
-            and options.approval_policy.may_ask_for_retry
-        ):
-            # Denied anyway (a symlink leading out, a simulated denial): retry unsandboxed,
-            # asking first unless the user already approved this call (Codex does not ask twice).
-            retry = True
-            paths = paths or hunk_write_paths(parse_patch(parsed.patch).hunks, cwd)
-            if not approved:
-                self.stage = Stage.WAITING_FOR_APPROVAL
-                decision = yield self._request(
-                    environment, root, paths, action, changes, retry=True
-                )
-                self._emit(ApplyPatchApprovalDecision(self.call_id, decision.value, retry=True))
-                retry = decision.approved
-            if retry:
-                # Unsandboxed, but confined to the paths the request listed.
-                self.stage = Stage.APPLYING
-                outcome = self._attempt(parsed, cwd, root, sandboxed=False, approved=paths)
-
+        if isinstance(prepared, Stop):
+            return self._conclude(prepared)
+        changes = stages.begin(self._ctx, prepared)
+        approval = stages.plan_approval(self.turn, prepared)
+        if approval.ask:
+            decision = yield self._ask(prepared, approval.paths, changes, retry=False)
+            if not stages.record_decision(self._ctx, decision, approval.keys, retry=False):
+                return self._end(prepared, changes, stages.DECLINED)
+        outcome = yield from self._attempts(prepared, approval, changes)
         if isinstance(outcome.error, CancelledError):
             # Like an aborted turn: no end event; what was written is tracked honestly.
-            self._track(environment)
-            return self._finish(
-                self._result(CallStatus.CANCELLED, str(outcome.error), error=str(outcome.error))
-            )
-        if outcome.error is not None:
-            stderr = f"{outcome.error}\n"
-            return self._end(
-                CallStatus.FAILED,
-                "",
-                stderr,
-                None,
-                changes,
-                environment,
-                exit_code=1,
-                error=_failure_detail(outcome.error),
-            )
-        return self._end(
-            CallStatus.COMPLETED,
-            outcome.affected.summary(),
-            "",
-            None,
-            changes,
-            environment,
-            exit_code=0,
-        )
+            stages.track(self._ctx, self._progress.delta, prepared.environment)
+            return self._conclude(Stop.because(CallStatus.CANCELLED, str(outcome.error)))
+        return self._end(prepared, changes, stages.attempts_ending(outcome))
 
-    def _faults(self, cwd: str) -> list[Fault]:
-        return [parse_fault(spec, cwd) for spec in self.options.faults]
-
-    def _request(
-        self,
-        environment: str,
-        cwd: str,
-        files: Sequence[str],
-        action: ApplyPatchAction,
-        changes: dict[str, dict[str, Any]],
-        *,
-        retry: bool,
+    def _ask(
+        self, prepared: Prepared, paths: Sequence[str], changes: Changes, *, retry: bool
     ) -> ApplyPatchApprovalRequest:
-        request = ApplyPatchApprovalRequest(
-            call_id=self.call_id,
-            turn_id=self.turn.turn_id,
-            environment_id=environment if self.turn.multi_environment else None,
-            cwd=cwd,
-            files=tuple(files),
-            patch=action.patch,
-            changes=changes,
-            reason=RETRY_REASON if retry else None,
-            retry=retry,
-        )
-        self._emit(request)
-        return request
+        self._advance(stage=Stage.WAITING_FOR_APPROVAL)
+        return stages.request_approval(self._ctx, prepared, paths, changes, retry=retry)
+
+    def _attempts(
+        self, prepared: Prepared, approval: Approval, changes: Changes
+    ) -> Generator[ApplyPatchApprovalRequest, Decision, ApplyOutcome]:
+        """The first attempt (sandboxed when the profile asks for it) and, when the sandbox
+        denied it, an unsandboxed retry, after a second approval unless the user already
+        approved this call (Codex does not ask twice). An approval grants the approved paths
+        to the sandboxed attempt (Codex requests them as extra permissions)."""
+        sandboxed = not self.options.sandbox.has_full_disk_write()
+        outcome = self._attempt(prepared, sandboxed=sandboxed, approved=approval.granted)
+        if not stages.may_retry(self.options, outcome, sandboxed=sandboxed):
+            return outcome
+        paths = approval.paths or stages.write_paths(prepared)
+        if not approval.approved:
+            decision = yield self._ask(prepared, paths, changes, retry=True)
+            if not stages.record_decision(self._ctx, decision, (), retry=True):
+                return outcome
+        # Unsandboxed, but confined to the paths the request listed.
+        return self._attempt(prepared, sandboxed=False, approved=paths)
 
     def _attempt(
-        self,
-        parsed: ParsedPatch,
-        cwd: str,
-        root: str,
-        *,
-        sandboxed: bool,
-        approved: Sequence[str] = (),
+        self, prepared: Prepared, *, sandboxed: bool, approved: Sequence[str]
     ) -> ApplyOutcome:
-        """Apply the whole canonical patch once; append its delta to the call's delta.
-
-        Paths resolve against ``cwd``; the sandbox is rooted at ``root`` (the environment's
-        working directory). ``approved`` are the paths the user granted: writable in the
-        sandboxed attempt, and the only ones an unsandboxed retry may change.
-        """
-        assert self._faulty is not None
-        self._attempts += 1
-        base: Filesystem = self.turn.fs
-        journal = None
-        if self.options.transaction is Transaction.ATOMIC:
-            journal = JournalingFilesystem(base, self._disk_journal(root))
-            base = journal
-        if sandboxed:
-            base = SandboxedFilesystem(base, self.options.sandbox, root, approved=approved)
-        elif not self.options.sandbox.has_full_disk_write():
-            # An escalated retry of a sandboxed call runs in no-follow mode (spec 5.6), and
-            # changes nothing but the paths it was granted.
-            base = NoFollowFilesystem(GrantedFilesystem(base, approved))
-        self._faulty.begin_attempt(base, sandboxed=sandboxed)
-        hunks = parse_patch(parsed.patch).hunks  # the runtime re-parses the canonical text
-        try:
-            if journal is not None:
-                try:
-                    journal.prepare(hunks, cwd)  # the write-ahead journal: before any change
-                except JournalError as exc:  # nothing was changed
-                    error = IoError(exc.strerror or str(exc))
-                    return ApplyOutcome(AppliedPatchDelta(), AffectedPaths(), error)
-            outcome = apply_hunks(hunks, cwd, self._faulty, self.options.line_endings)
-        except BaseException:
-            # A KeyboardInterrupt outside the cancellation token, or a filesystem raising what
-            # it should not: all or nothing still holds.
-            if journal is not None:
-                journal.rollback()
-            raise
-        if journal is not None:
-            if outcome.error is None:
-                journal.commit()
-            else:
-                try:
-                    journal.rollback()
-                    outcome = replace(outcome, delta=AppliedPatchDelta())
-                except RollbackError as exc:
-                    outcome = replace(
-                        outcome,
-                        delta=replace(outcome.delta, exact=False),
-                        error=IoError(f"{outcome.error}; {exc}", outcome.error),
-                    )
-        self._delta = self._delta.append(outcome.delta)
+        """One attempt; its delta joins the call's (an exception loses it: see _drive)."""
+        self._advance(stage=Stage.APPLYING, attempts=self._progress.attempts + 1)
+        outcome = stages.attempt(self._ctx, prepared, sandboxed=sandboxed, approved=approved)
+        self._advance(delta=self._progress.delta.append(outcome.delta))
         return outcome
 
-    def _disk_journal(self, root: str) -> DiskJournal | None:
-        """The on-disk journal of an atomic attempt on the real disk, keyed by ``root`` (the
-        environment's working directory, where the next call looks for it), with the
-        ``journal:`` fault, if set, making its write fail as a full disk does."""
-        if not isinstance(self.turn.fs, LocalFilesystem):
-            return None
-        assert self._faulty is not None
-        faulty = self._faulty
-        full = next((f for f in faulty.faults if f.kind == "journal"), None)
-
-        def disk_full() -> None:
-            assert full is not None
-            faulty.fired.append(full.spec)
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-
-        return DiskJournal(root, self.call_id, fail_write=None if full is None else disk_full)
-
-    def _track(self, environment: str) -> None:
-        """Feed the accumulated delta to the tracker; emit a TurnDiff under the rules of 6.5."""
-        tracker = self.turn.tracker
-        delta = self._delta
-        if delta.is_empty() and delta.exact:
-            return
-        before = tracker.get_unified_diff()
-        changed = tracker.track_delta(delta, environment)
-        after = tracker.get_unified_diff()
-        if changed and (before is not None or after is not None):
-            self._emit(TurnDiff(after or ""))
-
-    def _end(
-        self,
-        status: CallStatus,
-        stdout: str,
-        stderr: str,
-        output: str | None,
-        changes: dict[str, dict[str, Any]],
-        environment: str,
-        *,
-        exit_code: int | None = None,
-        error: str | None = None,
-    ) -> CallResult:
-        end = PatchApplyStatus(status.value)  # the three statuses an end event can carry
-        self._emit(PatchApplyEnd(self.call_id, self.turn.turn_id, stdout, stderr, changes, end))
-        self._track(environment)
-        if output is None:
-            duration = self.turn.clock() - (self._started_at or self.turn.clock())
-            output = model_output(exit_code or 0, stdout, stderr, duration)
-        return self._finish(self._result(status, output, stdout=stdout, stderr=stderr, error=error))
-
-
-def _exception_text(exc: BaseException) -> str:
-    """``ValueError: text``, or the type alone when the exception has no text."""
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    def _end(self, prepared: Prepared, changes: Changes, ending: Ending) -> CallResult:
+        """The FileChange end event, the TurnDiff, then the model's output and the result."""
+        stages.end(self._ctx, ending, changes)
+        stages.track(self._ctx, self._progress.delta, prepared.environment)
+        duration = self.turn.clock() - (self._started_at or self.turn.clock())
+        return self._conclude(stages.ending_stop(ending, duration))
 
 
 def run_patch(
@@ -825,12 +431,21 @@ def run_patch(
 
 
 __all__: Sequence[str] = (
+    "ENVIRONMENT_UNAVAILABLE",
+    "PATCH_REJECTED",
+    "POST_HOOK_FAILED",
+    "PRE_HOOK_FAILED",
+    "REJECTED_BY_USER",
+    "RETRY_REASON",
+    "VERIFICATION_FAILED",
     "ApplyPatchCall",
     "CallResult",
     "CancellationToken",
     "Decision",
     "HookBlock",
     "PipelineOptions",
+    "PostToolUseHook",
+    "PreToolUseHook",
     "Turn",
     "run_patch",
 )

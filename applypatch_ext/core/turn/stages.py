@@ -1,0 +1,451 @@
+"""The stages of one apply_patch call, one function each (spec 6).
+
+:class:`~.turn.ApplyPatchCall` runs them in order and keeps the call's
+:class:`~.result.Progress`; each takes what it needs and returns a small record, or a
+:class:`~.result.Stop` where the call ends. Each stage emits its own events, in the reference's
+order.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Final, TypeAlias
+
+from ..apply.changes import AppliedPatchDelta, ApplyPatchAction
+from ..apply.content_check import InvalidContent, check_proposed_content
+from ..apply.explain import explain_error
+from ..apply.fs import Filesystem, LocalFilesystem, resolve_path
+from ..apply.journal import DiskJournal, JournalBusy, JournalError, pending
+from ..apply.runtime import AffectedPaths, ApplyOutcome, apply_hunks
+from ..apply.transaction import JournalingFilesystem, RollbackError, Transaction, recover
+from ..apply.verify import verify_patch
+from ..errors import ApplyPatchError, CancelledError, IoError, ParseError
+from ..interrupts import CancellationToken
+from ..parse.invocation import (
+    ApplyPatchInvocation,
+    ImplicitInvocation,
+    InvocationParseError,
+    parse_command_line,
+)
+from ..parse.model import ParsedPatch
+from ..parse.parser import parse_patch
+from .events import (
+    ApplyPatchApprovalDecision,
+    ApplyPatchApprovalRequest,
+    Event,
+    PatchApplyBegin,
+    PatchApplyEnd,
+    PatchApplyStatus,
+    PatchContentWarning,
+    PatchSafetyAssessed,
+    TransactionRecovered,
+    TurnDiff,
+    changes_to_json,
+)
+from .faults import FaultyFilesystem, parse_fault
+from .options import CallStatus, Decision, PipelineOptions
+from .result import Stop, _failure_detail, _is_sandbox_denial, model_output
+from .safety import AskUser, AutoApprove, Reject, SafetyCheck, assess_patch_safety, hunk_write_paths
+from .sandbox import GrantedFilesystem, NoFollowFilesystem, SandboxedFilesystem
+
+if TYPE_CHECKING:  # the machine that runs the stages (it imports this module)
+    from .turn import Turn
+
+VERIFICATION_FAILED: Final = "apply_patch verification failed: "
+PATCH_REJECTED: Final = "patch rejected: "
+REJECTED_BY_USER: Final = "patch rejected by user"
+ENVIRONMENT_UNAVAILABLE: Final = "apply_patch environment selection is unavailable for this turn"
+RETRY_REASON: Final = "the sandbox denied a write; retry without the sandbox?"
+
+Changes: TypeAlias = dict[str, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """What every stage may need: the call's id and options, and its turn."""
+
+    turn: Turn
+    call_id: str
+    options: PipelineOptions
+    cancel: CancellationToken
+
+    def emit(self, event: Event) -> None:
+        self.turn.recorder.emit(event)
+
+
+@dataclass(frozen=True)
+class Parsed:
+    parsed: ParsedPatch
+    workdir: str | None  # the shell form's ``cd`` directory
+
+
+@dataclass(frozen=True)
+class Environment:
+    name: str
+    root: str  # the environment's working directory: the sandbox's and the approvals' root
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What the stages after safety need (the call got past verification and safety)."""
+
+    parsed: ParsedPatch
+    environment: str
+    cwd: str  # where the patch's relative paths resolve (the shell form's `cd` directory)
+    root: str
+    action: ApplyPatchAction
+    safety: AutoApprove | AskUser
+    faulty: FaultyFilesystem  # the call's filesystem (faults, cancellation, dry-run view)
+
+
+@dataclass(frozen=True)
+class Approval:
+    """The paths the attempts can write, their session keys, and whether to ask first."""
+
+    paths: tuple[str, ...]
+    keys: tuple[tuple[str, str], ...]
+    ask: bool
+    #: the call needs the user's approval (and has it once past the approval stage)
+    approved: bool
+
+    @property
+    def granted(self) -> tuple[str, ...]:
+        """The paths the user granted (none for an auto-approved call)."""
+        return self.paths if self.approved else ()
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How the attempts ended, for the FileChange end event and the model's output."""
+
+    status: CallStatus
+    stdout: str = ""
+    stderr: str = ""
+    exit_code: int = 0
+    error: str | None = None
+    #: the model's output when it is not the exit code/wall time text
+    output: str | None = None
+
+
+# -- before anything: recovery and the pre-tool-use hook -------------------------------------
+
+
+def recover_journals(ctx: CallContext) -> Stop | None:
+    """Roll back an atomic call killed in the middle (its journal is still in one of the turn's
+    working directories) and say so in a ``transaction_recovered`` event. A journal that cannot
+    be fully restored stops the call; one held by a running call is left alone."""
+    turn = ctx.turn
+    if not isinstance(turn.fs, LocalFilesystem):
+        return None  # journals are written for the real disk only
+    for directory in dict.fromkeys(turn.environments.values()):
+        if pending(directory) is None:
+            continue
+        try:
+            recovery = recover(directory, turn.fs)
+        except JournalBusy:
+            continue
+        except JournalError as exc:
+            return Stop.because(CallStatus.ERROR, f"cannot recover {directory}: {exc.strerror}")
+        if recovery is None:
+            continue
+        ctx.emit(
+            TransactionRecovered(
+                ctx.call_id,
+                recovery.cwd,
+                recovery.journal,
+                recovery.call_id,
+                recovery.restored,
+                recovery.removed,
+                tuple(f"{path}: {why}" for path, why in recovery.failures),
+            )
+        )
+        if not recovery.ok:
+            return Stop.because(CallStatus.ERROR, recovery.report().rstrip("\n"))
+    return None
+
+
+# -- 1-4: parse, environment, verify, safety --------------------------------------------------
+
+
+def parse_input(text: str) -> Parsed | Stop:
+    """A shell-form invocation first, then the freeform patch."""
+    try:
+        invocation = parse_command_line(text)
+        if isinstance(invocation, ApplyPatchInvocation):
+            return Parsed(invocation.parsed, invocation.workdir)
+        if isinstance(invocation, InvocationParseError):
+            raise invocation.error
+        if isinstance(invocation, ImplicitInvocation):
+            return Stop.because(CallStatus.ERROR, invocation.message)
+        return Parsed(parse_patch(text), None)
+    except ParseError as exc:
+        return Stop(CallStatus.ERROR, VERIFICATION_FAILED + str(exc), error=str(exc))
+
+
+def select_environment(turn: Turn, parsed: ParsedPatch) -> Environment | Stop:
+    """The environment the patch names (its ``environment_id``), or the turn's primary one."""
+    env_id = parsed.environment_id
+    if env_id is not None and not turn.multi_environment:
+        return Stop.because(CallStatus.ERROR, ENVIRONMENT_UNAVAILABLE)
+    if env_id is not None and env_id not in turn.environments:
+        return Stop.because(CallStatus.ERROR, f"unknown turn environment id `{env_id}`")
+    environment = env_id if env_id is not None else turn.primary
+    return Environment(environment, turn.environments[environment])
+
+
+def resolve_workdir(root: str, workdir: str) -> str | Stop:
+    """The shell form's ``cd DIR``, absolute. It only moves where the patch's relative paths
+    resolve: the writable roots, the carve-outs and the cwd shown to the user stay the
+    environment's (Codex assesses and sandboxes with the turn's cwd, not the action's), so a
+    patch does not choose its own sandbox (``cd .. &&``, ``cd .git &&``)."""
+    try:
+        return resolve_path(root, workdir)
+    except ApplyPatchError as exc:
+        return Stop(CallStatus.ERROR, VERIFICATION_FAILED + str(exc), error=str(exc))
+
+
+def open_filesystem(ctx: CallContext, root: str, *, read_only: bool) -> FaultyFilesystem:
+    """The call's view of the turn's filesystem: faults, token, read only for a dry run."""
+    fs = ctx.turn.fs
+    faults = [parse_fault(spec, root) for spec in ctx.options.faults]
+    return FaultyFilesystem(fs, faults, cancel=ctx.cancel, external=fs, read_only=read_only)
+
+
+def verify(
+    options: PipelineOptions, parsed: ParsedPatch, cwd: str, fs: FaultyFilesystem
+) -> ApplyPatchAction | Stop:
+    """Verify (read only); a failure to match says where the closest region is."""
+    try:
+        return verify_patch(
+            parsed, cwd, fs, line_endings=options.line_endings, duplicates=options.duplicates
+        )
+    except CancelledError:
+        raise
+    except ApplyPatchError as exc:
+        explanation = explain_error(exc, fs, options.line_endings)
+        message = VERIFICATION_FAILED + str(exc)
+        return Stop(CallStatus.ERROR, message, error=str(exc), explanation=explanation)
+
+
+def check_content(ctx: CallContext, action: ApplyPatchAction) -> tuple[str, ...] | Stop:
+    """The content validator's verdicts (apply/content_check): a verification error (refuse),
+    or warnings, also sent as ``patch_content_warning`` events (warn)."""
+    problems = check_proposed_content(action, ctx.options.content_validator)
+    if problems and ctx.options.invalid_content is InvalidContent.REFUSE:
+        error = "\n".join(str(problem) for problem in problems)
+        return Stop(CallStatus.ERROR, VERIFICATION_FAILED + error, error=error)
+    for problem in problems:
+        ctx.emit(PatchContentWarning(ctx.call_id, problem.path, problem.message))
+    return tuple(str(problem) for problem in problems)
+
+
+def assess_safety(ctx: CallContext, action: ApplyPatchAction, root: str) -> SafetyCheck:
+    """Assess the verified action and emit ``patch_safety_assessed``."""
+    options = ctx.options
+    safety = assess_patch_safety(action, options.approval_policy, options.sandbox, root)
+    ctx.emit(
+        PatchSafetyAssessed(
+            ctx.call_id,
+            safety.decision,
+            safety.reason if isinstance(safety, Reject) else None,
+            isinstance(safety, AutoApprove) and safety.sandboxed,
+        )
+    )
+    return safety
+
+
+def rejected(safety: Reject) -> Stop:
+    """How a safety ``Reject`` ends the call (no begin/end events)."""
+    return Stop(CallStatus.REJECTED, PATCH_REJECTED + safety.reason, error=safety.reason)
+
+
+# -- 5-6: begin, approval ----------------------------------------------------------------------
+
+
+def begin(ctx: CallContext, prepared: Prepared) -> Changes:
+    """Emit the FileChange begin event; returns its change map (the end event repeats it)."""
+    changes = changes_to_json(prepared.action.changes)
+    auto = isinstance(prepared.safety, AutoApprove)
+    ctx.emit(PatchApplyBegin(ctx.call_id, ctx.turn.turn_id, auto, changes))
+    return changes
+
+
+def write_paths(prepared: Prepared) -> tuple[str, ...]:
+    """The paths the attempts can write, read from the hunks that will run (the runtime
+    re-parses the canonical text): a folded map (--duplicates fold) may hide a move
+    destination (spec 7.4)."""
+    return tuple(hunk_write_paths(parse_patch(prepared.parsed.patch).hunks, prepared.cwd))
+
+
+def plan_approval(turn: Turn, prepared: Prepared) -> Approval:
+    """Every request lists, and every grant covers, the paths the attempts can write; computed
+    only when someone is asked or a grant is given (an auto-approved call needs none). Paths
+    approved for the session are not asked again."""
+    if not isinstance(prepared.safety, AskUser):
+        return Approval((), (), ask=False, approved=False)
+    paths = write_paths(prepared)
+    keys = tuple((prepared.environment, p) for p in paths)
+    asked = not all(k in turn.session_approvals for k in keys)
+    return Approval(paths, keys, ask=asked, approved=True)
+
+
+def request_approval(
+    ctx: CallContext, prepared: Prepared, paths: Sequence[str], changes: Changes, *, retry: bool
+) -> ApplyPatchApprovalRequest:
+    """Emit (and return) an approval request for ``paths``."""
+    turn = ctx.turn
+    request = ApplyPatchApprovalRequest(
+        call_id=ctx.call_id,
+        turn_id=turn.turn_id,
+        environment_id=prepared.environment if turn.multi_environment else None,
+        cwd=prepared.root,
+        files=tuple(paths),
+        patch=prepared.action.patch,
+        changes=changes,
+        reason=RETRY_REASON if retry else None,
+        retry=retry,
+    )
+    ctx.emit(request)
+    return request
+
+
+def record_decision(
+    ctx: CallContext, decision: Decision, keys: Sequence[tuple[str, str]], *, retry: bool
+) -> bool:
+    """Emit the decision, remember a grant for the session; returns whether it approves."""
+    ctx.emit(ApplyPatchApprovalDecision(ctx.call_id, decision.value, retry=retry))
+    if decision is Decision.APPROVE_FOR_SESSION:
+        ctx.turn.session_approvals.update(keys)
+    return decision.approved
+
+
+DECLINED: Final = Ending(
+    CallStatus.DECLINED, stderr=REJECTED_BY_USER, error=REJECTED_BY_USER, output=REJECTED_BY_USER
+)
+
+# -- 7: the attempts ----------------------------------------------------------------------------
+
+
+def attempt(
+    ctx: CallContext, prepared: Prepared, *, sandboxed: bool, approved: Sequence[str] = ()
+) -> ApplyOutcome:
+    """Apply the whole canonical patch once.
+
+    Paths resolve against ``prepared.cwd``; the sandbox is rooted at ``prepared.root``.
+    ``approved`` are the paths the user granted: writable in the sandboxed attempt, and the
+    only ones an unsandboxed retry may change. An atomic attempt writes its journal first and
+    rolls back on failure (its delta is then empty, or inexact when the rollback failed).
+    """
+    options, faulty, root = ctx.options, prepared.faulty, prepared.root
+    base: Filesystem = ctx.turn.fs
+    journal = None
+    if options.transaction is Transaction.ATOMIC:
+        journal = JournalingFilesystem(base, _disk_journal(ctx, faulty, root))
+        base = journal
+    if sandboxed:
+        base = SandboxedFilesystem(base, options.sandbox, root, approved=approved)
+    elif not options.sandbox.has_full_disk_write():
+        # An escalated retry of a sandboxed call runs in no-follow mode (spec 5.6), and
+        # changes nothing but the paths it was granted.
+        base = NoFollowFilesystem(GrantedFilesystem(base, approved))
+    faulty.begin_attempt(base, sandboxed=sandboxed)
+    hunks = parse_patch(prepared.parsed.patch).hunks  # the runtime re-parses the canonical text
+    try:
+        if journal is not None:
+            try:
+                journal.prepare(hunks, prepared.cwd)  # the write-ahead journal: before any change
+            except JournalError as exc:  # nothing was changed
+                error = IoError(exc.strerror or str(exc))
+                return ApplyOutcome(AppliedPatchDelta(), AffectedPaths(), error)
+        outcome = apply_hunks(hunks, prepared.cwd, faulty, options.line_endings)
+    except BaseException:
+        # A KeyboardInterrupt outside the cancellation token, or a filesystem raising what
+        # it should not: all or nothing still holds.
+        if journal is not None:
+            journal.rollback()
+        raise
+    if journal is None:
+        return outcome
+    if outcome.error is None:
+        journal.commit()
+        return outcome
+    try:
+        journal.rollback()
+        return replace(outcome, delta=AppliedPatchDelta())
+    except RollbackError as exc:
+        error = IoError(f"{outcome.error}; {exc}", outcome.error)
+        return replace(outcome, delta=replace(outcome.delta, exact=False), error=error)
+
+
+def _disk_journal(ctx: CallContext, faulty: FaultyFilesystem, root: str) -> DiskJournal | None:
+    """The on-disk journal of an atomic attempt on the real disk, keyed by ``root`` (the
+    environment's working directory, where the next call looks for it), with the
+    ``journal:`` fault, if set, making its write fail as a full disk does."""
+    if not isinstance(ctx.turn.fs, LocalFilesystem):
+        return None
+    full = next((f for f in faulty.faults if f.kind == "journal"), None)
+
+    def disk_full() -> None:
+        assert full is not None
+        faulty.fired.append(full.spec)
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    return DiskJournal(root, ctx.call_id, fail_write=None if full is None else disk_full)
+
+
+def may_retry(options: PipelineOptions, outcome: ApplyOutcome, *, sandboxed: bool) -> bool:
+    """A sandboxed attempt the sandbox denied (a symlink leading out, a simulated denial) may
+    be retried unsandboxed, when the approval policy allows asking for it."""
+    return (
+        outcome.error is not None
+        and sandboxed
+        and _is_sandbox_denial(outcome.error)
+        and options.approval_policy.may_ask_for_retry
+    )
+
+
+def attempts_ending(outcome: ApplyOutcome) -> Ending:
+    """The end of a call whose attempts ran to their end (not cancelled)."""
+    if outcome.error is None:
+        return Ending(CallStatus.COMPLETED, stdout=outcome.affected.summary())
+    return Ending(
+        CallStatus.FAILED,
+        stderr=f"{outcome.error}\n",
+        exit_code=1,
+        error=_failure_detail(outcome.error),
+    )
+
+
+# -- 8-9: end, track, the post-tool-use hook ----------------------------------------------------
+
+
+def end(ctx: CallContext, ending: Ending, changes: Changes) -> None:
+    """Emit the FileChange end event."""
+    status = PatchApplyStatus(ending.status.value)  # the three statuses an end event can carry
+    turn_id = ctx.turn.turn_id
+    ctx.emit(PatchApplyEnd(ctx.call_id, turn_id, ending.stdout, ending.stderr, changes, status))
+
+
+def ending_stop(ending: Ending, duration: float) -> Stop:
+    """The call's stop after its end event: the model sees the exit code and wall time."""
+    output = ending.output
+    if output is None:
+        output = model_output(ending.exit_code, ending.stdout, ending.stderr, duration)
+    return Stop(
+        ending.status, output, error=ending.error, stdout=ending.stdout, stderr=ending.stderr
+    )
+
+
+def track(ctx: CallContext, delta: AppliedPatchDelta, environment: str) -> None:
+    """Feed the call's delta to the tracker; emit a TurnDiff under the rules of 6.5."""
+    tracker = ctx.turn.tracker
+    if delta.is_empty() and delta.exact:
+        return
+    before = tracker.get_unified_diff()
+    changed = tracker.track_delta(delta, environment)
+    after = tracker.get_unified_diff()
+    if changed and (before is not None or after is not None):
+        ctx.emit(TurnDiff(after or ""))

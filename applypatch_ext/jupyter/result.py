@@ -1,0 +1,282 @@
+"""The displayed state of one call, defined once, and the magic's :class:`PatchCallResult`.
+
+The state is the widget's displayed traits (:meth:`ApplyPatchWidget.displayed_traits`, from
+their defaults). A :class:`CallDisplay` derives it in two steps, the same for the live widget
+(:class:`~.view.CallView` sets the traits) and for the static views of a result
+(:meth:`PatchCallResult.state_json`):
+
+1. the call's events, each mapped onto the traits it carries (:meth:`CallDisplay.on_event`);
+2. the final result, which fills only what no event carries (:meth:`CallDisplay.on_result`):
+   the stage, the output, the error, the explanation, the delta, the status of a call that
+   never reached an end event (or whose verdict a post-tool-use hook changed after it), the
+   change map of a call that never began, and the turn's diff when the call emitted none.
+
+A view accepts only its own call's events, and of the turn's events (a ``turn_diff`` carries
+no call id) only those its own call emitted: a TurnDiff is emitted by the call of the event
+just before it (the end event, or the last event of a cancelled attempt).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Final
+
+from ..core.turn.events import EventType
+from ..core.turn.options import CallStatus, Decision
+from ..core.turn.result import CallResult
+from ..core.turn.turn_diff import TurnDiffTracker
+from .display import render_html, render_markdown, render_plain, turn_diff_files_json
+from .highlight import call_sources, turn_sources
+from .notebooks import call_notebook_views
+from .session import summarize_event
+from .widget import ApplyPatchWidget
+
+#: The keys of the ``safety`` and ``approval`` traits, picked from their events.
+SAFETY_FIELDS: Final = ("decision", "reason", "sandboxed")
+APPROVAL_FIELDS: Final = ("files", "reason", "retry", "cwd")
+
+
+def _pick(record: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    return {key: record.get(key) for key in keys}
+
+
+def identity(call_id: str, cwd: str) -> dict[str, Any]:
+    """The traits that name a call (set once, before any event)."""
+    return {"call_id": call_id, "cwd": cwd, "title": f"apply_patch {call_id}"}
+
+
+class CallDisplay:
+    """Derives one call's displayed state from its events, then from its result.
+
+    ``state`` holds the widget's traits as the updates left them (the displayed ones plus the
+    synced ``sources`` and ``turn_sources``); each ``on_...`` method returns the updates it
+    made, for a live widget to apply in one ``hold_sync``.
+    """
+
+    def __init__(self, call_id: str) -> None:
+        self.call_id = call_id
+        traits = ApplyPatchWidget.class_traits(sync=True)
+        names = [*ApplyPatchWidget.displayed_traits(), "sources", "turn_sources"]
+        self.state: dict[str, Any] = {name: traits[name].default() for name in names}
+        self._last_call_id: str | None = None  # the call of the last event with a call id
+        self._own_turn_diff = False  # the call emitted a TurnDiff
+
+    def accepts(self, event: Mapping[str, Any]) -> bool:
+        """The call's own events, and the TurnDiffs it emitted (see the module docstring)."""
+        call_id = event.get("call_id")
+        if call_id is not None:
+            self._last_call_id = str(call_id)
+            return bool(call_id == self.call_id)
+        return event.get("type") == EventType.TURN_DIFF and self._last_call_id == self.call_id
+
+    def update(self, updates: Mapping[str, Any]) -> dict[str, Any]:
+        self.state.update(updates)
+        return dict(updates)
+
+    def on_event(
+        self,
+        event: Mapping[str, Any],
+        stage: str,
+        turn_blocks: Callable[[], list[dict[str, Any]]],
+    ) -> dict[str, Any]:
+        """The traits an accepted event carries; ``turn_blocks`` gives the TurnDiff's blocks."""
+        kind = event["type"]
+        entry = {"type": kind, "time": event["time"], "summary": summarize_event(dict(event))}
+        updates: dict[str, Any] = {"events": [*self.state["events"], entry], "stage": stage}
+        if kind == EventType.PATCH_APPLY_UPDATED:
+            updates["planned"] = event["changes"]
+        elif kind == EventType.PATCH_SAFETY_ASSESSED:
+            updates["safety"] = _pick(event, SAFETY_FIELDS)
+        elif kind == EventType.PATCH_APPLY_BEGIN:
+            updates["proposed"] = event["changes"]
+        elif kind == EventType.APPLY_PATCH_APPROVAL_REQUEST:
+            updates["approval"] = _pick(event, APPROVAL_FIELDS)
+        elif kind == EventType.APPLY_PATCH_APPROVAL_DECISION:
+            updates["approval"] = {}
+        elif kind == EventType.PATCH_APPLY_END:
+            updates.update(status=event["status"], stdout=event["stdout"], stderr=event["stderr"])
+        elif kind == EventType.TURN_DIFF:
+            self._own_turn_diff = True
+            blocks = turn_blocks()
+            updates.update(
+                turn_diff=event["unified_diff"],
+                turn_diff_files=blocks,
+                turn_sources=turn_sources(blocks),
+            )
+        return self.update(updates)
+
+    def on_result(
+        self, result: CallResult, files: list[dict[str, Any]], notebooks: dict[str, Any]
+    ) -> dict[str, Any]:
+        """What no event carries; ``files`` are the blocks of ``result.turn_diff``,
+        ``notebooks`` the call's notebooks as cells (``call_notebook_views``)."""
+        explanation = result.explanation
+        updates: dict[str, Any] = {
+            "stage": result.stage,
+            "output": result.output,
+            "error": result.error or "",
+            "explanation": {} if explanation is None else explanation.to_json(),
+            "delta": result.delta.to_json(),
+            "sources": call_sources(result.proposed, result.delta),
+            "notebooks": notebooks,
+        }
+        if self.state["status"] != result.status:
+            updates["status"] = result.status
+        if result.status == CallStatus.DRY_RUN:
+            updates["dry_run"] = True
+        if result.proposed is not None and not self.state["proposed"]:
+            updates["proposed"] = result.proposed.to_json()  # verified, never begun
+        if result.status.terminal and self.state["approval"]:
+            updates["approval"] = {}  # nothing waits any more
+        if not self._own_turn_diff:
+            updates.update(
+                turn_diff=result.turn_diff or "",
+                turn_diff_files=files,
+                turn_sources=turn_sources(files),
+            )
+        return self.update(updates)
+
+    def displayed(self) -> dict[str, Any]:
+        """The displayed traits' values, in the widget's order."""
+        return {name: self.state[name] for name in ApplyPatchWidget.displayed_traits()}
+
+
+def fold(result: CallResult, files: list[dict[str, Any]], notebooks: dict[str, Any]) -> CallDisplay:
+    """The display of a finished (or waiting) call, from its recorded events and result."""
+    display = CallDisplay(result.call_id)
+    display.update(identity(result.call_id, result.cwd))
+
+    def blocks_of(diff: str) -> Callable[[], list[dict[str, Any]]]:
+        # The tracker's blocks are known for the result's diff only (the latest of the call).
+        return lambda: files if diff == (result.turn_diff or "") else []
+
+    events: Iterable[dict[str, Any]] = (e.to_json() for e in result.events)
+    for event in events:
+        if display.accepts(event):
+            display.on_event(event, result.stage, blocks_of(str(event.get("unified_diff", ""))))
+    display.on_result(result, files, notebooks)
+    return display
+
+
+class PatchCallResult:
+    """What the magic stores in its ``result`` variable; updated when an approval resumes."""
+
+    def __init__(
+        self,
+        result: CallResult,
+        decide: Callable[[str], None] | None = None,
+        tracker: TurnDiffTracker | None = None,
+    ) -> None:
+        self._tracker = tracker
+        self._update(result)
+        self._decide = decide
+
+    def _update(self, result: CallResult) -> None:
+        self._result = result
+        # The TurnDiff's blocks with their paths, from the tracker, while it still renders the
+        # diff this result holds (a later call of the turn changes it).
+        tracker = self._tracker
+        diff = result.turn_diff
+        if tracker is not None and diff is not None and tracker.get_unified_diff() == diff:
+            self._files = turn_diff_files_json(tracker.file_diffs())
+        else:
+            self._files = []
+        self._notebooks = call_notebook_views(result)  # once: a proposal reads the disk now
+
+    def decide(self, decision: str) -> PatchCallResult:
+        """Answer a pending approval from Python, as the widget's buttons do.
+
+        ``decision`` is ``approve``, ``approve-for-session`` or ``decline``. Returns self,
+        updated. Raises ``RuntimeError`` when the call is not waiting for approval.
+        """
+        if self.status != CallStatus.AWAITING_APPROVAL or self._decide is None:
+            raise RuntimeError(
+                f"call {self.call_id} is not waiting for approval: it ended {self.status} "
+                f"(stage {self._result.stage}); a decision can only answer a call whose status "
+                f"is {CallStatus.AWAITING_APPROVAL}"
+            )
+        Decision(decision)  # a clear ValueError for a bad answer
+        self._decide(decision)
+        return self
+
+    @property
+    def raw(self) -> CallResult:
+        """The core's result record."""
+        return self._result
+
+    @property
+    def status(self) -> str:
+        return self._result.status
+
+    @property
+    def call_id(self) -> str:
+        return self._result.call_id
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        return [e.to_json() for e in self._result.events]
+
+    @property
+    def delta(self) -> dict[str, Any]:
+        return self._result.delta.to_json()
+
+    @property
+    def proposed(self) -> dict[str, Any] | None:
+        return None if self._result.proposed is None else self._result.proposed.to_json()
+
+    @property
+    def stdout(self) -> str:
+        return self._result.stdout
+
+    @property
+    def stderr(self) -> str:
+        return self._result.stderr
+
+    @property
+    def output(self) -> str:
+        return self._result.output
+
+    @property
+    def error(self) -> str | None:
+        return self._result.error
+
+    @property
+    def turn_diff(self) -> str:
+        return self._result.turn_diff or ""
+
+    @property
+    def turn_diff_files(self) -> list[dict[str, Any]]:
+        """The blocks of :attr:`turn_diff` with their paths (empty once the turn moved on)."""
+        return self._files
+
+    @property
+    def notebooks(self) -> dict[str, Any]:
+        """The notebooks the call touches, as cells (proposed and committed views)."""
+        return self._notebooks
+
+    @property
+    def planned(self) -> dict[str, Any]:
+        """The planned changes of the call's last preview (PatchApplyUpdated) event."""
+        for event in reversed(self._result.events):
+            if event.event.type == EventType.PATCH_APPLY_UPDATED:
+                changes: dict[str, Any] = event.to_json()["changes"]
+                return changes
+        return {}
+
+    @property
+    def explanation(self) -> dict[str, Any] | None:
+        explanation = self._result.explanation
+        return None if explanation is None else explanation.to_json()
+
+    def state_json(self) -> dict[str, Any]:
+        """The displayed state: what the call's widget shows (see the module docstring)."""
+        return fold(self._result, self._files, self._notebooks).displayed()
+
+    def _repr_html_(self) -> str:
+        return render_html(self.state_json())
+
+    def _repr_markdown_(self) -> str:
+        return render_markdown(self.state_json())
+
+    def __repr__(self) -> str:
+        return render_plain(self.state_json())

@@ -1,0 +1,149 @@
+"""Feeding a call from a stream: :func:`stream_patch`, the documented Python API.
+
+:func:`stream_patch` feeds one call from an iterator of deltas, the way a model's streamed
+tool-call arguments arrive: plain strings, or the OpenAI Responses API streaming events of a
+custom tool call (``response.custom_tool_call_input.delta`` with its ``delta``, then
+``response.custom_tool_call_input.done``), as SDK objects or as dicts (:func:`iter_deltas`). It
+does not depend on the ``openai`` package. :func:`run_streamed` streams into a
+:class:`~.view.CallView` under :func:`cancel_on_interrupt`: a kernel interrupt cancels the call.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Final
+
+from ..core.interrupts import CancellationToken
+from ..core.turn.options import PipelineOptions
+from ..core.turn.turn import Turn
+from .session import SESSION
+from .widget import ApplyPatchWidget
+
+if TYPE_CHECKING:  # view.py imports cancel_on_interrupt from here
+    from .result import PatchCallResult
+    from .view import CallView
+
+DELTA_EVENT: Final = "response.custom_tool_call_input.delta"
+DONE_EVENT: Final = "response.custom_tool_call_input.done"
+
+
+def _field(item: Any, name: str) -> Any:
+    if isinstance(item, dict):
+        return item.get(name)
+    return getattr(item, name, None)
+
+
+def iter_deltas(source: Iterable[Any]) -> Iterator[str]:
+    """The text deltas of ``source``: strings as they are; OpenAI custom-tool-call input events
+    (objects or dicts) by their ``delta``; any other event (other output items, reasoning, text)
+    is skipped.
+
+    The first custom-tool-call input event fixes the tool call followed (its ``item_id``, when
+    the events carry one): deltas of another call in the same response are skipped, and that
+    call's ``...done`` event ends the stream.
+    """
+    item_id: Any = None
+    for item in source:
+        if isinstance(item, str):
+            yield item
+            continue
+        kind = _field(item, "type")
+        if kind not in (DELTA_EVENT, DONE_EVENT):
+            continue
+        this_id = _field(item, "item_id")
+        if item_id is None:
+            item_id = this_id
+        elif this_id is not None and this_id != item_id:
+            continue
+        if kind == DONE_EVENT:
+            return
+        delta = _field(item, "delta")
+        if not isinstance(delta, str):
+            raise TypeError(f"{DELTA_EVENT} event without a string 'delta': {item!r}")
+        yield delta
+
+
+@contextmanager
+def cancel_on_interrupt(token: CancellationToken) -> Iterator[None]:
+    """While inside, SIGINT (a kernel interrupt) cancels ``token`` instead of raising."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(_signum: int, _frame: Any) -> None:
+        token.cancel()
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def run_streamed(
+    view: CallView,
+    deltas: Iterable[str],
+    *,
+    delay: float = 0.0,
+    approver: Any = None,
+    dry_run: bool = False,
+) -> PatchCallResult:
+    """Stream ``deltas`` into the view's call (sleeping ``delay`` between them), then run it.
+
+    A kernel interrupt while streaming or applying cancels the call: it keeps what it wrote and
+    its result says ``cancelled``.
+    """
+    token = view.call.cancel
+    with cancel_on_interrupt(token):
+        for delta in deltas:
+            if token.cancelled:
+                break
+            view.push(delta)
+            if delay > 0:
+                time.sleep(delay)
+        if token.cancelled and view.call.result is None:
+            reason = "cancelled while the patch was streaming: nothing was run"
+            return view._publish(view.call.abandon(reason))
+        return view.run(approver, dry_run=dry_run)
+
+
+def stream_patch(
+    source: Iterable[Any] | str,
+    *,
+    cwd: str | None = None,
+    approve: str | Callable[..., Any] | None = "ask",
+    options: PipelineOptions | None = None,
+    widget: bool = True,
+    delay: float = 0.0,
+    turn: Turn | None = None,
+) -> PatchCallResult:
+    """Feed one apply_patch tool call from a stream of deltas and run the pipeline.
+
+    ``source`` is a string or an iterable of strings or OpenAI Responses API events of a custom
+    tool call (``response.custom_tool_call_input.delta`` / ``.done``, objects or dicts).
+    ``approve`` is ``"ask"`` (show buttons; the call waits in ``awaiting-approval``), a fixed
+    answer (``"approve"``, ``"approve-for-session"``, ``"decline"``) or a callable receiving the
+    approval request. With ``widget=True`` the live widget is displayed (needs IPython).
+    Returns the :class:`~.result.PatchCallResult`.
+    """
+    from .view import CallView  # (view.py imports this module)
+
+    active_turn = turn or SESSION.turn_for(cwd or os.getcwd(), options)
+    call = active_turn.call(options=options)
+    view_widget = None
+    if widget:
+        from IPython.display import display
+
+        view_widget = ApplyPatchWidget()
+        handle = display(view_widget, display_id=True)
+    view = CallView(call, view_widget)
+    if view_widget is not None:
+        view.display_handle = handle
+    deltas = [source] if isinstance(source, str) else iter_deltas(source)
+    approver = None if approve == "ask" else approve
+    return run_streamed(view, deltas, delay=delay, approver=approver)

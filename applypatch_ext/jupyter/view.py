@@ -1,0 +1,136 @@
+"""One call and its widget: :class:`CallView`.
+
+It streams the call's input into the widget, maps each event the call emits onto the widget's
+traits (batched with ``hold_sync``), lets the final result fill only what no event carries
+(see :mod:`.result`), and resumes the call when an approval button is clicked.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from ..core.turn.events import RecordedEvent
+from ..core.turn.options import CallStatus, Decision
+from ..core.turn.result import CallResult
+from ..core.turn.turn import ApplyPatchCall
+from .display import turn_diff_files_json
+from .result import CallDisplay, PatchCallResult, identity
+from .streams import cancel_on_interrupt
+from .widget import ApplyPatchWidget
+
+#: At most this many characters of the patch text go to the browser (the call gets all).
+DISPLAY_LIMIT: Final = 200_000
+#: Minimum interval between two updates of the streamed text in the widget, in seconds.
+TEXT_UPDATE_INTERVAL: Final = 0.05
+
+
+class CallView:
+    """Runs one call and mirrors it into a widget and a :class:`PatchCallResult`."""
+
+    def __init__(self, call: ApplyPatchCall, widget: ApplyPatchWidget | None = None) -> None:
+        self.call = call
+        self.widget = widget
+        self.result: PatchCallResult | None = None
+        self.display = CallDisplay(call.call_id)
+        self._text_parts: list[str] = []
+        self._text_length = 0
+        self._last_text_update = 0.0
+        self._approver: Callable[..., Any] | None = None
+        self.display_handle: Any = None  # set by whoever displayed the widget
+        self._unsubscribe = call.turn.recorder.subscribe(self._on_event)
+        self._apply(self.display.update(identity(call.call_id, call.turn.cwd)))
+        if widget is not None:
+            widget.on_decision(self.decide)
+
+    def _apply(self, updates: Mapping[str, Any]) -> None:
+        widget = self.widget
+        if widget is None or not updates:
+            return
+        with widget.hold_sync():
+            for name, value in updates.items():
+                setattr(widget, name, value)
+
+    # -- streaming ------------------------------------------------------------------------------
+
+    def push(self, delta: str) -> None:
+        self.call.push_delta(delta)
+        self._text_parts.append(delta)
+        self._text_length += len(delta)
+        now = time.monotonic()
+        if now - self._last_text_update >= TEXT_UPDATE_INTERVAL:
+            self._show_text()
+            self._last_text_update = now
+
+    def _show_text(self, *, done: bool = False) -> None:
+        if self.widget is None:
+            return
+        text = "".join(self._text_parts)
+        self._text_parts = [text]
+        truncated = len(text) > DISPLAY_LIMIT
+        shown = text[:DISPLAY_LIMIT] if truncated else text
+        self._apply(
+            {
+                "patch_text": shown,
+                "patch_truncated": truncated,
+                "current_line": 0 if done else shown.count("\n") + 1,
+                "stage": self.call.stage,
+            }
+        )
+
+    # -- running --------------------------------------------------------------------------------
+
+    def run(self, approver: Any = None, *, dry_run: bool = False) -> PatchCallResult:
+        self._show_text(done=True)
+        self._approver = approver
+        core = self.call.dry_run() if dry_run else self.call.run(approver)
+        return self._publish(core)
+
+    def decide(self, decision: str) -> None:
+        """An approval button was clicked: resume the call with that decision.
+
+        The resumed call runs under the same interrupt guard as a first run: a kernel interrupt
+        while it writes cancels it between two files, and it ends ``cancelled``.
+        """
+        if self.call.result is None or self.call.result.status != CallStatus.AWAITING_APPROVAL:
+            return
+        try:
+            parsed = Decision(decision)
+        except ValueError:
+            return
+        with cancel_on_interrupt(self.call.cancel):
+            try:
+                core = self.call.resume(parsed, self._approver)
+            except BaseException:
+                # The call recorded how it ended (cancelled): show that, not a stale request.
+                if self.call.result is not None:
+                    self._publish(self.call.result)
+                raise
+        self._publish(core)
+
+    def _publish(self, core: CallResult) -> PatchCallResult:
+        """The call stopped (or waits): its result fills what no event carried."""
+        if self.result is None:
+            self.result = PatchCallResult(core, self.decide, self.call.turn.tracker)
+        else:
+            self.result._update(core)
+        if core.status != CallStatus.AWAITING_APPROVAL:
+            self._unsubscribe()
+        self._apply(
+            self.display.on_result(core, self.result.turn_diff_files, self.result.notebooks)
+        )
+        if self.widget is not None and self.display_handle is not None:
+            # Refresh the static fallbacks saved with the notebook (html, plain text).
+            self.display_handle.update(self.widget)
+        return self.result
+
+    def _on_event(self, recorded: RecordedEvent) -> None:
+        event = recorded.to_json()
+        if not self.display.accepts(event):
+            return
+        tracker = self.call.turn.tracker
+        updates = self.display.on_event(
+            event, self.call.stage, lambda: turn_diff_files_json(tracker.file_diffs())
+        )
+        self._apply(updates)
