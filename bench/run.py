@@ -529,7 +529,7 @@ def section_process(
 
 
 #: The standard modules the core's records and types need (frozen dataclasses, typing, enums,
-#: as design/style.md asks): what any command built on them pays before its first line of work.
+#: as CONTRIBUTING.md asks): what any command built on them pays before its first line of work.
 STDLIB_OF_THE_CORE = "import dataclasses, typing, enum"
 
 

@@ -1,4 +1,5 @@
-"""Application hunk by hunk and the committed delta (spec 5.3, 5.4), on disk and in memory."""
+"""Application hunk by hunk and the committed delta (docs/behaviour.md §5.3, §5.4), on disk and in
+memory."""
 
 from __future__ import annotations
 

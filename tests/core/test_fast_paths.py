@@ -107,7 +107,8 @@ def test_canonical_text_is_the_joined_canonical_lines(text: str) -> None:
 
 @contextlib.contextmanager
 def _without_fast_paths(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The parser with every shortcut off: each line through the full rules of spec 1.5."""
+    """The parser with every shortcut off: each line through the full rules of docs/behaviour.md
+    §1.5."""
     with monkeypatch.context() as patched:
         patched.setattr(StreamingPatchParser, "_fast_targets", lambda self: (None, None))
         patched.setattr(

@@ -1,4 +1,5 @@
-"""The sandbox policy (writable roots, carve-outs) and the confining filesystem view (spec 7.2)."""
+"""The sandbox policy (writable roots, carve-outs) and the confining filesystem view
+(docs/behaviour.md §7.2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Verification: the read-only proposed change map (spec 5.2) and its radius-1 diffs (4.5)."""
+"""Verification: the read-only proposed change map and its radius-1 diffs (docs/behaviour.md §5.2,
+§4.5)."""
 
 from __future__ import annotations
 

@@ -329,7 +329,8 @@ def run_case(ws: Workspace, case: Case) -> CallResult:
         assert result.turn_diff is None
         return result
     if case.patch_name in LINK_PATCHES:
-        # Every hunk of these touches a symlink, which the delta cannot describe (spec 5.4).
+        # Every hunk of these touches a symlink, which the delta cannot describe (docs/behaviour.md
+        # §5.4).
         assert not delta.changes or not delta.exact
         assert result.turn_diff is None
         return result

@@ -13,11 +13,11 @@ A model asks for a patch in one of three forms, each answered with its own outpu
   V4A ``diff``, converted to one Codex patch (:func:`operations_to_patch`) and answered with an
   ``apply_patch_call_output`` (``status`` completed or failed, and ``output``).
 
-A shell call is an apply_patch call too when its command is an apply_patch invocation (spec 1.3):
-a ``function_call`` named ``shell`` or ``container.exec`` (``command`` argv), ``shell_command``
-(``command`` string) or ``exec_command`` (``cmd`` string), or a ``local_shell_call`` (its
-``action.command``), each with an optional working directory. Such a call is answered with a
-``function_call_output`` (``local_shell_call_output`` for the local shell).
+A shell call is an apply_patch call too when its command is an apply_patch invocation
+(docs/behaviour.md §1.3): a ``function_call`` named ``shell`` or ``container.exec`` (``command``
+argv), ``shell_command`` (``command`` string) or ``exec_command`` (``cmd`` string), or a
+``local_shell_call`` (its ``action.command``), each with an optional working directory. Such a call
+is answered with a ``function_call_output`` (``local_shell_call_output`` for the local shell).
 
 Items are read duck-typed: plain dicts, or the ``openai`` package's typed objects (any object
 with the same attributes). This module never imports ``openai``; nothing here touches the disk.

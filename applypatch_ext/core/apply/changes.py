@@ -25,7 +25,7 @@ class FileAdd:
     type: ClassVar[Literal["add"]] = "add"
 
     def to_json(self) -> dict[str, Any]:
-        """The protocol ``FileChange`` shape (spec 6.4)."""
+        """The protocol ``FileChange`` shape (docs/behaviour.md §6.4)."""
         return {"type": "add", "content": self.content}
 
 

@@ -1,4 +1,4 @@
-"""Compute an updated file's new contents from its chunks (spec 3.3 and 4).
+"""Compute an updated file's new contents from its chunks (docs/behaviour.md §3.3 and §4).
 
 Two modes. ``preserve`` (the default): the file is split into lines that remember their own
 terminator; untouched lines, including a chunk's context lines, keep it; inserted lines take the

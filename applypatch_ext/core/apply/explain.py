@@ -364,7 +364,8 @@ def _explain(failure: MatchFailure, lines: Sequence[str], deadline: _Deadline) -
 
 
 def file_lines_for_matching(text: str, line_endings: LineEndings) -> list[str]:
-    """The lines ``seek_sequence`` sees for a file's text in the given mode (spec 3.1, 4.1)."""
+    """The lines ``seek_sequence`` sees for a file's text in the given mode (docs/behaviour.md §3.1,
+    §4.1)."""
     if line_endings is LineEndings.LF:
         lines = text.split("\n")
         if lines[-1] == "":

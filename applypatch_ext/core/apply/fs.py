@@ -31,7 +31,7 @@ from ..errors import IoError
 from ..interrupts import deferred_interrupts
 from ..text import Utf8DecodeError, decode_utf8, format_io_error
 
-#: The reference refuses to read files larger than this (spec 4).
+#: The reference refuses to read files larger than this (docs/behaviour.md §4).
 MAX_READ_BYTES: Final = 512 * 1024 * 1024
 #: Linux's limits in bytes: a path component (NAME_MAX), a whole path with its NUL (PATH_MAX).
 NAME_MAX: Final = 255
@@ -71,7 +71,7 @@ class UnencodablePathError(OSError):
 def normalize_path(path: str) -> str:
     """Lexically normalise an absolute POSIX path: drop ``.`` and empty segments, ``..`` pops.
 
-    ``..`` never climbs above the root. Symlinks are not resolved (spec 5.1).
+    ``..`` never climbs above the root. Symlinks are not resolved (docs/behaviour.md §5.1).
     """
     parts: list[str] = []
     for part in path.split("/"):

@@ -1,4 +1,4 @@
-"""Recognise a command line that invokes apply_patch (spec 1.3).
+"""Recognise a command line that invokes apply_patch (docs/behaviour.md §1.3).
 
 A model that runs a shell command may be calling apply_patch; :func:`maybe_parse_apply_patch`
 decides from the argv, :func:`parse_command_line` from one command string (a cell body). The
@@ -10,7 +10,7 @@ result is one of four records: :class:`NotApplyPatch` (run the command normally)
 Recognised argv forms:
 
 * ``[apply_patch|applypatch, <patch>]``: the argument is the patch (the lenient ``<<'EOF'``
-  wrapper of spec 1.2 applies);
+  wrapper of docs/behaviour.md §1.2 applies);
 * ``[shell, flag, script]`` and ``[shell, -NoProfile, flag, script]``, where the shell's file
   name without extension, ASCII lower-cased (``/usr/bin/bash``, ``bash.exe``, ``C:\\x\\cmd.exe``;
   both ``/`` and ``\\`` separate directories) is ``bash``, ``zsh`` or ``sh`` with ``-lc`` or
@@ -25,8 +25,8 @@ Recognised argv forms:
   ``applypatch`` works too. Blanks and blank lines around the statement, a newline after ``&&``
   and ``<<`` glued to the command are allowed. ``DELIM`` is any non-empty word, bare or
   entirely in ``'...'`` or ``"..."``. ``DIR`` is one bare word, one ``'...'`` string or one
-  ``"..."`` string, quotes removed; it becomes ``workdir`` unresolved (spec 5.1 resolves it).
-  The heredoc body loses all its trailing newlines and goes to
+  ``"..."`` string, quotes removed; it becomes ``workdir`` unresolved (docs/behaviour.md §5.1
+  resolves it). The heredoc body loses all its trailing newlines and goes to
   :func:`~.parser.parse_patch`.
 
 * The implicit-invocation guard comes first: a one-element argv that parses as a patch, or a
@@ -183,7 +183,7 @@ class InvocationParseError:
 
 @dataclass(frozen=True, slots=True)
 class ImplicitInvocation:
-    """A bare patch given as the command (spec 1.3, implicit invocation guard)."""
+    """A bare patch given as the command (docs/behaviour.md §1.3, implicit invocation guard)."""
 
     kind: ClassVar[Literal["implicit_invocation"]] = "implicit_invocation"
     is_error: ClassVar[bool] = True
@@ -218,7 +218,8 @@ def _describe_hunk(hunk: Hunk) -> str:
 
 
 def maybe_parse_apply_patch(argv: Sequence[str]) -> Invocation:
-    """Classify an argv as an apply_patch call (spec 1.3), parsing its patch if it is one."""
+    """Classify an argv as an apply_patch call (docs/behaviour.md §1.3), parsing its patch if it is
+    one."""
     if isinstance(argv, str):
         raise TypeError("argv must be a sequence of arguments; use parse_command_line for text")
     args = tuple(argv)

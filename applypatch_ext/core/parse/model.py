@@ -1,4 +1,4 @@
-"""Records of the pipeline, named after Codex's types so the code reads next to the spec.
+"""Records of the pipeline, named after Codex's types so the code reads next to Codex's source.
 
 Three representations of one patch stay distinct:
 

@@ -1,4 +1,4 @@
-"""The incremental patch parser (spec 2): the one implementation of the grammar.
+"""The incremental patch parser (docs/behaviour.md §2): the one implementation of the grammar.
 
 :class:`StreamingPatchParser` consumes text as it arrives (``push_delta``), acts only on complete
 lines, keeps the rest buffered, and returns a snapshot of every hunk so far, the last one possibly
@@ -69,7 +69,7 @@ def expected_context_marker_message(line: str) -> str:
     return f"Expected update hunk to start with a @@ context marker, got: '{line}'"
 
 
-# Parser modes (spec 2.1). Small ints keep the per-line dispatch cheap.
+# Parser modes (docs/behaviour.md §2.1). Small ints keep the per-line dispatch cheap.
 _NOT_STARTED, _STARTED, _ADD, _DELETE, _UPDATE, _ENDED = range(6)
 
 # Characters of a large delta split into lines at once (bounds the memory of the batch parse).
@@ -251,7 +251,7 @@ class HunkSnapshot(Sequence[Hunk]):
 
 
 class StreamingPatchParser:
-    """Parse patch text incrementally (spec 2).
+    """Parse patch text incrementally (docs/behaviour.md §2).
 
     Two ways in. ``push_delta`` processes the lines a delta completes and returns the hunks.
     ``feed`` (a C-level list append, the cheapest call there is) only takes the delta in: the
@@ -319,14 +319,16 @@ class StreamingPatchParser:
         return self.snapshot()
 
     def finish(self) -> HunkSnapshot:
-        """Process a final unterminated line and require ``*** End Patch`` (spec 2.3)."""
+        """Process a final unterminated line and require ``*** End Patch`` (docs/behaviour.md
+        §2.3)."""
         self._settle()
         line = "".join(self._buffer)
         self._buffer.clear()
         self._clean = 0
         if line:
             if line.strip(RUST_WHITESPACE) == END_PATCH_MARKER:
-                # The last line ends the patch even inside an Update hunk, in any mode (spec 2.3).
+                # The last line ends the patch even inside an Update hunk, in any mode
+                # (docs/behaviour.md §2.3).
                 self._snapshot = None
                 self.line_number += 1
                 try:
@@ -443,7 +445,8 @@ class StreamingPatchParser:
     def _process_lines(self, lines: list[str]) -> None:
         self._snapshot = None
         # The common lines, a diff line inside an open chunk or a "+" line of an Add, are handled
-        # here inline; everything else goes through `_line`, the rules of spec 1.5 in order.
+        # here inline; everything else goes through `_line`, the rules of docs/behaviour.md §1.5 in
+        # order.
         chunk, add = self._fast_targets()
         try:
             for raw in lines:
@@ -479,7 +482,7 @@ class StreamingPatchParser:
 
         A line starting with ``+``, ``-`` or space inside an Update is a diff line of the last
         chunk as long as that chunk exists and is not closed by ``*** End of File`` (no other
-        rule of spec 1.5 can match such a line).
+        rule of docs/behaviour.md §1.5 can match such a line).
         """
         current = self._current
         if self._mode == _UPDATE:
@@ -555,7 +558,8 @@ class StreamingPatchParser:
         return False
 
     def _close_hunk(self, line: str, *, is_end_patch: bool) -> None:
-        """Freeze the growing hunk, with the closing checks of spec 1.6 for an Update."""
+        """Freeze the growing hunk, with the closing checks of docs/behaviour.md §1.6 for an
+        Update."""
         current = self._current
         if current is None:
             return
@@ -572,7 +576,7 @@ class StreamingPatchParser:
         self._current = None
 
     def _update_line(self, raw: str) -> None:
-        """A line inside an Update hunk (spec 1.5, rules 1 to 10 in order)."""
+        """A line inside an Update hunk (docs/behaviour.md §1.5, rules 1 to 10 in order)."""
         update = self._current
         assert isinstance(update, _UpdateBuilder)
         u = raw.rstrip(RUST_WHITESPACE)

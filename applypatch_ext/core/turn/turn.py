@@ -1,4 +1,5 @@
-"""One apply_patch tool call, from patch text to TurnDiff: the handler and orchestrator (spec 6).
+"""One apply_patch tool call, from patch text to TurnDiff: the handler and orchestrator
+(docs/behaviour.md §6).
 
 A :class:`Turn` holds what lives for one user turn: its environments (named working
 directories), the :class:`~.turn_diff.TurnDiffTracker`, the :class:`~.events.EventRecorder` and
@@ -564,8 +565,9 @@ class ApplyPatchCall:
 
         # 6. approval. Every request lists, and every grant covers, the paths the attempts can
         # write, read from the hunks that will run (the runtime re-parses the canonical text):
-        # a folded map (--duplicates fold) may hide a move destination (spec 7.4). Computed
-        # only when someone is asked or a grant is given (an auto-approved call needs none).
+        # a folded map (--duplicates fold) may hide a move destination (docs/behaviour.md §7.4).
+        # Computed only when someone is asked or a grant is given (an auto-approved call needs
+        # none).
         paths: list[str] = []
         keys: list[tuple[str, str]] = []
         if isinstance(safety, AskUser):
@@ -699,8 +701,8 @@ class ApplyPatchCall:
         if sandboxed:
             base = SandboxedFilesystem(base, self.options.sandbox, root, approved=approved)
         elif not self.options.sandbox.has_full_disk_write():
-            # An escalated retry of a sandboxed call runs in no-follow mode (spec 5.6), and
-            # changes nothing but the paths it was granted.
+            # An escalated retry of a sandboxed call runs in no-follow mode (docs/behaviour.md
+            # §5.6), and changes nothing but the paths it was granted.
             base = NoFollowFilesystem(GrantedFilesystem(base, approved))
         self._faulty.begin_attempt(base, sandboxed=sandboxed)
         hunks = parse_patch(parsed.patch).hunks  # the runtime re-parses the canonical text
