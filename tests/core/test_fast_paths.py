@@ -37,7 +37,7 @@ from applypatch_ext.core.text import RUST_WHITESPACE, LineEndings, split_termina
 from applypatch_ext.core.text import _split_with_lone_cr as reference_split
 from applypatch_ext.core.turn.preview import ApplyPatchArgumentDiffConsumer
 
-from .test_streaming import patch_texts
+from .parse.test_streaming import patch_texts
 
 FAST = settings(
     derandomize=True,

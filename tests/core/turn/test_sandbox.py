@@ -30,7 +30,7 @@ from applypatch_ext.core.turn.sandbox import (
     SandboxedFilesystem,
 )
 
-from .conftest import Workspace
+from ..conftest import Workspace
 
 CWD = "/w"
 

@@ -17,7 +17,7 @@ from applypatch_ext.core.errors import CancelledError, ComputeReplacementsError,
 from applypatch_ext.core.parse.parser import parse_patch
 from applypatch_ext.core.turn.faults import FaultyFilesystem
 
-from .conftest import Workspace
+from ..conftest import Workspace
 
 
 def run(ws: Workspace, body: str, *faults: str, line_endings: str = "preserve"):  # type: ignore[no-untyped-def]

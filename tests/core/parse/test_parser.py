@@ -23,8 +23,8 @@ from applypatch_ext.core.parse.model import (
 )
 from applypatch_ext.core.parse.parser import canonical_patch_lines, parse_patch
 
-from ..scenarios import REFERENCE_SCENARIOS, reference_params
-from .spec_texts import (
+from ...scenarios import REFERENCE_SCENARIOS, reference_params
+from ..spec_texts import (
     BEGIN,
     DUPLICATE_ENV,
     EMPTY_ENV,

@@ -26,7 +26,7 @@ from applypatch_ext.core.parse.model import (
 from applypatch_ext.core.parse.parser import canonical_patch_lines, parse_patch
 from applypatch_ext.core.parse.streaming import HunkSnapshot, StreamingPatchParser
 
-from .spec_texts import (
+from ..spec_texts import (
     BEGIN,
     DUPLICATE_ENV,
     EMPTY_ENV,

@@ -10,7 +10,7 @@ from applypatch_ext.core.apply.verify import verify_patch
 from applypatch_ext.core.errors import ComputeReplacementsError, InvalidPatchError, IoError
 from applypatch_ext.core.parse.parser import parse_patch
 
-from .conftest import Workspace
+from ..conftest import Workspace
 
 
 def verify(ws: Workspace, body: str, **options: str):  # type: ignore[no-untyped-def]

@@ -16,7 +16,7 @@ from applypatch_ext.core.apply.fs import (
 )
 from applypatch_ext.core.text import format_io_error
 
-from .conftest import Workspace
+from ..conftest import Workspace
 
 
 @pytest.mark.parametrize(
