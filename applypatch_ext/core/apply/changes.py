@@ -12,9 +12,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeAlias
 
-from ..parse.model import Hunk
-from ..text import LineEndings
-
 
 @dataclass(frozen=True, slots=True)
 class FileAdd:
@@ -69,8 +66,6 @@ class ApplyPatchAction:
     changes: Mapping[str, ApplyPatchFileChange]
     patch: str
     cwd: str
-    line_endings: LineEndings = LineEndings.PRESERVE
-    hunks: tuple[Hunk, ...] = field(default=(), repr=False)
 
     def is_empty(self) -> bool:
         return not self.changes

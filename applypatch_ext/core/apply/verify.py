@@ -128,4 +128,4 @@ def verify_patch(
                     _refuse_move_onto_itself(fs, hunk.path, move_path, path, dest)
                 change = FileUpdate(diff, dest, new)
         changes[path] = change
-    return ApplyPatchAction(changes, parsed.patch, cwd, mode, parsed.hunks)
+    return ApplyPatchAction(changes, parsed.patch, cwd)

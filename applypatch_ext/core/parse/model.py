@@ -41,9 +41,6 @@ class AddFile:
     contents: str
 
     kind: ClassVar[Literal["add"]] = "add"
-    is_add: ClassVar[bool] = True
-    is_delete: ClassVar[bool] = False
-    is_update: ClassVar[bool] = False
 
     @property
     def target_path(self) -> str:
@@ -63,9 +60,6 @@ class DeleteFile:
     path: str
 
     kind: ClassVar[Literal["delete"]] = "delete"
-    is_add: ClassVar[bool] = False
-    is_delete: ClassVar[bool] = True
-    is_update: ClassVar[bool] = False
 
     @property
     def target_path(self) -> str:
@@ -128,9 +122,6 @@ class UpdateFile:
     chunks: tuple[UpdateFileChunk, ...]
 
     kind: ClassVar[Literal["update"]] = "update"
-    is_add: ClassVar[bool] = False
-    is_delete: ClassVar[bool] = False
-    is_update: ClassVar[bool] = True
 
     @property
     def target_path(self) -> str:
