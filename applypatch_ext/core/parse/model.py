@@ -29,6 +29,31 @@ CHANGE_CONTEXT_MARKER = "@@ "
 EMPTY_CHANGE_CONTEXT_MARKER = "@@"
 ENVIRONMENT_ID_MARKER = "*** Environment ID:"
 
+# The grammar's error texts, byte for byte (docs/behaviour.md §1.7): both parsers raise them.
+FIRST_LINE_ERROR = "The first line of the patch must be '*** Begin Patch'"
+LAST_LINE_ERROR = "The last line of the patch must be '*** End Patch'"
+EMPTY_ENVIRONMENT_ERROR = "apply_patch environment_id cannot be empty"
+DUPLICATE_ENVIRONMENT_ERROR = "apply_patch environment_id cannot be specified more than once"
+EMPTY_CHUNK_ERROR = "Update hunk does not contain any lines"
+
+
+def invalid_header_message(line: str) -> str:
+    return (
+        f"'{line}' is not a valid hunk header. Valid hunk headers: '*** Add File: {{path}}', "
+        "'*** Delete File: {path}', '*** Update File: {path}'"
+    )
+
+
+def unexpected_update_line_message(line: str) -> str:
+    return (
+        f"Unexpected line found in update hunk: '{line}'. Every line should start with ' ' "
+        "(context line), '+' (added line), or '-' (removed line)"
+    )
+
+
+def expected_context_marker_message(line: str) -> str:
+    return f"Expected update hunk to start with a @@ context marker, got: '{line}'"
+
 
 # --- parse result ---------------------------------------------------------------------------
 

@@ -33,8 +33,14 @@ from __future__ import annotations
 
 from ..errors import InvalidPatchError
 from ..text import RUST_WHITESPACE, rust_lines
-from .model import BEGIN_PATCH_MARKER, END_PATCH_MARKER, ParsedPatch
-from .streaming import FIRST_LINE_ERROR, LAST_LINE_ERROR, StreamingPatchParser
+from .model import (
+    BEGIN_PATCH_MARKER,
+    END_PATCH_MARKER,
+    FIRST_LINE_ERROR,
+    LAST_LINE_ERROR,
+    ParsedPatch,
+)
+from .streaming import StreamingPatchParser
 
 HEREDOC_OPENERS = ("<<EOF", "<<'EOF'", '<<"EOF"')
 

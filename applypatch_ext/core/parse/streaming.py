@@ -31,10 +31,15 @@ from .model import (
     BEGIN_PATCH_MARKER,
     CHANGE_CONTEXT_MARKER,
     DELETE_FILE_MARKER,
+    DUPLICATE_ENVIRONMENT_ERROR,
     EMPTY_CHANGE_CONTEXT_MARKER,
+    EMPTY_CHUNK_ERROR,
+    EMPTY_ENVIRONMENT_ERROR,
     END_PATCH_MARKER,
     ENVIRONMENT_ID_MARKER,
     EOF_MARKER,
+    FIRST_LINE_ERROR,
+    LAST_LINE_ERROR,
     MOVE_TO_MARKER,
     UPDATE_FILE_MARKER,
     AddFile,
@@ -42,32 +47,10 @@ from .model import (
     Hunk,
     UpdateFile,
     UpdateFileChunk,
+    expected_context_marker_message,
+    invalid_header_message,
+    unexpected_update_line_message,
 )
-
-FIRST_LINE_ERROR = "The first line of the patch must be '*** Begin Patch'"
-LAST_LINE_ERROR = "The last line of the patch must be '*** End Patch'"
-EMPTY_ENVIRONMENT_ERROR = "apply_patch environment_id cannot be empty"
-DUPLICATE_ENVIRONMENT_ERROR = "apply_patch environment_id cannot be specified more than once"
-EMPTY_CHUNK_ERROR = "Update hunk does not contain any lines"
-
-
-def invalid_header_message(line: str) -> str:
-    return (
-        f"'{line}' is not a valid hunk header. Valid hunk headers: '*** Add File: {{path}}', "
-        "'*** Delete File: {path}', '*** Update File: {path}'"
-    )
-
-
-def unexpected_update_line_message(line: str) -> str:
-    return (
-        f"Unexpected line found in update hunk: '{line}'. Every line should start with ' ' "
-        "(context line), '+' (added line), or '-' (removed line)"
-    )
-
-
-def expected_context_marker_message(line: str) -> str:
-    return f"Expected update hunk to start with a @@ context marker, got: '{line}'"
-
 
 # Parser modes (docs/behaviour.md §2.1). Small ints keep the per-line dispatch cheap.
 _NOT_STARTED, _STARTED, _ADD, _DELETE, _UPDATE, _ENDED = range(6)
