@@ -649,7 +649,7 @@ def section_turn_diff(
     report.out()
     try:
         from applypatch_ext.core.apply.changes import AppliedPatchDelta, AppliedUpdate
-        from applypatch_ext.core.apply.fs import MemoryFilesystem
+        from applypatch_ext.core.apply.memfs import MemoryFilesystem
         from applypatch_ext.core.apply.standalone import apply_patch
         from applypatch_ext.core.turn.turn_diff import TurnDiffTracker
     except ImportError as exc:

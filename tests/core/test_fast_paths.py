@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from applypatch_ext.core.apply.contents import compute_replacements, derive_new_contents
-from applypatch_ext.core.apply.fs import MemoryFilesystem
+from applypatch_ext.core.apply.memfs import MemoryFilesystem
 from applypatch_ext.core.apply.seek import (
     PUNCTUATION_TABLE,
     Haystack,

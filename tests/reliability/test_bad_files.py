@@ -31,13 +31,8 @@ from pathlib import Path
 import pytest
 
 from applypatch_ext.core.apply.changes import AppliedAdd, AppliedPatchDelta
-from applypatch_ext.core.apply.fs import (
-    MAX_READ_BYTES,
-    FileMetadata,
-    Filesystem,
-    LocalFilesystem,
-    MemoryFilesystem,
-)
+from applypatch_ext.core.apply.fs import MAX_READ_BYTES, FileMetadata, Filesystem, LocalFilesystem
+from applypatch_ext.core.apply.memfs import MemoryFilesystem
 from applypatch_ext.core.apply.runtime import apply_hunks
 from applypatch_ext.core.apply.standalone import apply_patch
 from applypatch_ext.core.apply.transaction import JournalingFilesystem, Transaction

@@ -24,7 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from applypatch_ext.core.apply.fs import Filesystem, LocalFilesystem, MemoryFilesystem
+from applypatch_ext.core.apply.fs import Filesystem, LocalFilesystem
+from applypatch_ext.core.apply.memfs import MemoryFilesystem
 from applypatch_ext.core.apply.verify import DuplicatePaths
 from applypatch_ext.core.turn.events import ApplyPatchApprovalRequest
 from applypatch_ext.core.turn.options import CallStatus, Decision, PipelineOptions

@@ -32,7 +32,8 @@ from applypatch_ext.core.apply.changes import (
     AppliedUpdate,
 )
 from applypatch_ext.core.apply.diff import git_blob_oid
-from applypatch_ext.core.apply.fs import Filesystem, LocalFilesystem, MemoryFilesystem
+from applypatch_ext.core.apply.fs import Filesystem, LocalFilesystem
+from applypatch_ext.core.apply.memfs import MemoryFilesystem
 from applypatch_ext.core.apply.transaction import Transaction
 from applypatch_ext.core.turn.events import ApplyPatchApprovalRequest
 from applypatch_ext.core.turn.faults import DRIFT_LINE

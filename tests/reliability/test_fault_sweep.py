@@ -43,7 +43,8 @@ from applypatch_ext.core.apply.changes import (
     AppliedPatchDelta,
     AppliedUpdate,
 )
-from applypatch_ext.core.apply.fs import Filesystem, LocalFilesystem, MemoryFilesystem
+from applypatch_ext.core.apply.fs import Filesystem, LocalFilesystem
+from applypatch_ext.core.apply.memfs import MemoryFilesystem
 from applypatch_ext.core.apply.transaction import Transaction
 from applypatch_ext.core.apply.verify import DuplicatePaths
 from applypatch_ext.core.parse.model import UpdateFile

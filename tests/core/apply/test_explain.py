@@ -11,7 +11,7 @@ from applypatch_ext.core.apply.explain import (
     explain_error,
     explain_match_failure,
 )
-from applypatch_ext.core.apply.fs import MemoryFilesystem
+from applypatch_ext.core.apply.memfs import MemoryFilesystem
 from applypatch_ext.core.apply.verify import verify_patch
 from applypatch_ext.core.errors import ComputeReplacementsError, IoError, MatchFailure
 from applypatch_ext.core.parse.model import UpdateFileChunk

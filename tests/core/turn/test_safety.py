@@ -15,7 +15,7 @@ from applypatch_ext.core.apply.changes import (
     FileDelete,
     FileUpdate,
 )
-from applypatch_ext.core.apply.fs import MemoryFilesystem
+from applypatch_ext.core.apply.memfs import MemoryFilesystem
 from applypatch_ext.core.apply.runtime import apply_hunks
 from applypatch_ext.core.apply.verify import verify_patch
 from applypatch_ext.core.errors import InvalidPatchError, IoError

@@ -11,7 +11,8 @@ from collections.abc import Callable
 import pytest
 
 from applypatch_ext.core.apply.changes import AppliedAdd, AppliedPatchDelta
-from applypatch_ext.core.apply.fs import FileMetadata, LocalFilesystem, MemoryFilesystem
+from applypatch_ext.core.apply.fs import FileMetadata, LocalFilesystem
+from applypatch_ext.core.apply.memfs import MemoryFilesystem
 from applypatch_ext.core.apply.runtime import ApplyOutcome, apply_hunks
 from applypatch_ext.core.errors import IoError
 from applypatch_ext.core.parse.parser import parse_patch

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from applypatch_ext.core.apply.changes import AppliedAdd, AppliedPatchDelta, AppliedUpdate
-from applypatch_ext.core.apply.fs import MemoryFilesystem
+from applypatch_ext.core.apply.memfs import MemoryFilesystem
 from applypatch_ext.core.apply.transaction import Transaction
 from applypatch_ext.core.interrupts import CancellationToken
 from applypatch_ext.core.turn.options import CallStatus, Decision, PipelineOptions

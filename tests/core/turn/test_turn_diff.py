@@ -22,7 +22,8 @@ from applypatch_ext.core.apply.changes import (
     AppliedPatchDelta,
     AppliedUpdate,
 )
-from applypatch_ext.core.apply.fs import LocalFilesystem, MemoryFilesystem
+from applypatch_ext.core.apply.fs import LocalFilesystem
+from applypatch_ext.core.apply.memfs import MemoryFilesystem
 from applypatch_ext.core.apply.runtime import apply_hunks
 from applypatch_ext.core.parse.parser import parse_patch
 from applypatch_ext.core.turn.turn_diff import TurnDiffTracker, find_display_root
