@@ -49,7 +49,8 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "AppliedDelete",
         "AppliedUpdate",
     ),
-    "applypatch_ext.core.apply.fs": ("Filesystem", "LocalFilesystem", "MemoryFilesystem"),
+    "applypatch_ext.core.apply.fs": ("Filesystem", "LocalFilesystem"),
+    "applypatch_ext.core.apply.memfs": ("MemoryFilesystem",),
     "applypatch_ext.core.apply.seek": ("seek_sequence",),
     "applypatch_ext.core.apply.contents": ("derive_new_contents",),
     "applypatch_ext.core.apply.diff": ("unified_diff",),
@@ -87,7 +88,8 @@ if TYPE_CHECKING:
     )
     from .core.apply.contents import derive_new_contents
     from .core.apply.diff import unified_diff
-    from .core.apply.fs import Filesystem, LocalFilesystem, MemoryFilesystem
+    from .core.apply.fs import Filesystem, LocalFilesystem
+    from .core.apply.memfs import MemoryFilesystem
     from .core.apply.runtime import AffectedPaths, ApplyOutcome, apply_hunks
     from .core.apply.seek import seek_sequence
     from .core.apply.standalone import ApplyPatchResult, apply_patch

@@ -1,4 +1,5 @@
-"""The ``apply_patch`` command: a drop-in for the Codex standalone executable (spec 5.5).
+"""The ``apply_patch`` command: a drop-in for the Codex standalone executable (docs/behaviour.md
+§5.5).
 
 One argument is the patch; without arguments the patch is read from stdin. It parses leniently
 (a heredoc-wrapped patch works) and applies hunk by hunk without a verification step, printing

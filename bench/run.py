@@ -529,7 +529,7 @@ def section_process(
 
 
 #: The standard modules the core's records and types need (frozen dataclasses, typing, enums,
-#: as design/style.md asks): what any command built on them pays before its first line of work.
+#: as CONTRIBUTING.md asks): what any command built on them pays before its first line of work.
 STDLIB_OF_THE_CORE = "import dataclasses, typing, enum"
 
 
@@ -649,7 +649,7 @@ def section_turn_diff(
     report.out()
     try:
         from applypatch_ext.core.apply.changes import AppliedPatchDelta, AppliedUpdate
-        from applypatch_ext.core.apply.fs import MemoryFilesystem
+        from applypatch_ext.core.apply.memfs import MemoryFilesystem
         from applypatch_ext.core.apply.standalone import apply_patch
         from applypatch_ext.core.turn.turn_diff import TurnDiffTracker
     except ImportError as exc:

@@ -16,7 +16,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 REFERENCE_SCENARIOS = REPO.parent / "shared" / "conformance" / "codex-scenarios"
 OUR_SCENARIOS = REPO / "tests" / "scenarios"
-#: Reference scenarios that need the preserve mode (spec 9.1).
+#: Reference scenarios that need the preserve mode (docs/behaviour.md §9.1).
 PRESERVE_ONLY = {"023_preserves_crlf_line_endings", "024_preserves_mixed_line_endings"}
 
 

@@ -1,4 +1,5 @@
-"""The ``apply_patch`` command: arguments, stdin, usage, exit codes and exact texts (spec 5.5)."""
+"""The ``apply_patch`` command: arguments, stdin, usage, exit codes and exact texts
+(docs/behaviour.md §5.5)."""
 
 from __future__ import annotations
 

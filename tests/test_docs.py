@@ -1,7 +1,8 @@
 """The docs stand on their own: every section the code cites exists, every local link resolves.
 
-The code cites the reference behaviour as ``spec N.M`` (or ``§N.M``); ``docs/behaviour.md`` has
-a heading for each of those numbers, so that the citations can point into the repo.
+The code cites the reference behaviour as ``docs/behaviour.md §N.M`` (later citations in the same
+passage as ``§N.M``); ``docs/behaviour.md`` has a heading for each of those numbers. Nothing cites a
+document outside the repo: not the old ``spec N.M`` form, not the shared design notes.
 """
 
 from __future__ import annotations
@@ -13,8 +14,11 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 BEHAVIOUR = REPO / "docs" / "behaviour.md"
-CITING = ["applypatch_ext", "tests", "tools", "bench", "js", "notebooks"]
-CITATION = re.compile(r"(?:\bspec(?: section| sections)?|§) ?(\d+(?:\.\d+)*)")
+CITING = ["applypatch_ext", "tests", "tools", "bench", "js", "notebooks", "docs"]
+SUFFIXES = {".py", ".js", ".mjs", ".css", ".md", ".ipynb"}
+CITATION = re.compile(r"§ ?(\d+(?:\.\d+)*)")
+#: How the code cited documents that are not in the repo (the reference spec, the design notes).
+OUTSIDE = re.compile(r"\b[Ss]pec(?: sections?)? \(?\d|design/style\.md|reference/codex-apply-patch")
 HEADING = re.compile(r"^#{2,3} (\d+(?:\.\d+)*) \S", re.MULTILINE)
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 
@@ -23,16 +27,25 @@ def headings() -> set[str]:
     return set(HEADING.findall(BEHAVIOUR.read_text(encoding="utf-8")))
 
 
+def citing_files() -> list[Path]:
+    """The files that may cite the behaviour (``node_modules`` left out)."""
+    files = [REPO / "README.md", REPO / "CONTRIBUTING.md"]
+    for top in CITING:
+        files += sorted(
+            path
+            for path in (REPO / top).rglob("*")
+            if path.suffix in SUFFIXES and "node_modules" not in path.parts
+        )
+    return files
+
+
 def citations() -> dict[str, str]:
     """Each cited section number, with one place that cites it."""
     found: dict[str, str] = {}
-    for top in CITING:
-        for path in sorted((REPO / top).rglob("*")):
-            if path.suffix not in {".py", ".js", ".mjs", ".css", ".md", ".ipynb"}:
-                continue
-            text = path.read_text(encoding="utf-8", errors="replace")
-            for number in CITATION.findall(text):
-                found.setdefault(number.rstrip("."), str(path.relative_to(REPO)))
+    for path in citing_files():
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for number in CITATION.findall(text):
+            found.setdefault(number.rstrip("."), str(path.relative_to(REPO)))
     return found
 
 
@@ -41,6 +54,17 @@ def test_every_cited_section_has_a_heading() -> None:
     assert len(cited) >= 30  # the code does cite the behaviour; this guards the pattern itself
     missing = {number: where for number, where in cited.items() if number not in headings()}
     assert not missing, f"cited but not in {BEHAVIOUR.name}: {missing}"
+
+
+def test_nothing_cites_a_document_outside_the_repo() -> None:
+    outside = {
+        f"{path.relative_to(REPO)}:{number}": line.strip()
+        for path in citing_files()
+        if path != Path(__file__)
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if OUTSIDE.search(line)
+    }
+    assert not outside, f"cite docs/behaviour.md §N.M or a Codex source file instead: {outside}"
 
 
 def test_headings_are_numbered_in_order() -> None:

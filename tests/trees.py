@@ -7,7 +7,7 @@ import shutil
 import stat
 from pathlib import Path
 
-from applypatch_ext.core.apply.fs import MemoryFilesystem
+from applypatch_ext.core.apply.memfs import MemoryFilesystem
 
 Tree = dict[str, bytes | tuple[str, str] | None]
 

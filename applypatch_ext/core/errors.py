@@ -6,6 +6,7 @@ Jupyter layer turns these into ``UsageError``; the core never prints.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 
@@ -75,7 +76,9 @@ class MatchFailure:
     """Why a chunk did not match: what was searched for, in which file, from where.
 
     Carried by :class:`ComputeReplacementsError` so that a front end can explain the failure
-    (the closest region of the file) without parsing the message.
+    (the closest region of the file) without parsing the message, and without reading the file
+    again: ``file_lines`` are the lines the search saw (the caller's list, not a copy, so that a
+    failure costs nothing; the search is over when this is built, so nobody changes them).
     """
 
     path: str
@@ -83,7 +86,7 @@ class MatchFailure:
     expected: tuple[str, ...]
     start: int
     is_end_of_file: bool
-    file_lines: tuple[str, ...] = field(repr=False, default=())
+    file_lines: Sequence[str] = field(repr=False, compare=False, default=())
 
 
 class ComputeReplacementsError(ApplyPatchError):

@@ -23,7 +23,8 @@ RUST_WHITESPACE: Final = (
 
 
 class LineEndings(StrEnum):
-    """How an Update rebuilds a file (spec 4): keep each line's terminator, or normalise to LF."""
+    """How an Update rebuilds a file (docs/behaviour.md §4): keep each line's terminator, or
+    normalise to LF."""
 
     PRESERVE = "preserve"
     LF = "lf"

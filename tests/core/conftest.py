@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from applypatch_ext.core.apply.fs import Filesystem, LocalFilesystem, MemoryFilesystem
+from applypatch_ext.core.apply.fs import Filesystem, LocalFilesystem
+from applypatch_ext.core.apply.memfs import MemoryFilesystem
 
 from ..trees import Tree, snapshot_dir, snapshot_memory
 

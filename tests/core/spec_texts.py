@@ -1,5 +1,5 @@
-"""The parser's user-visible texts, written out from spec 1.7 (not imported from the code, so
-that a changed message in the code fails the tests)."""
+"""The parser's user-visible texts, written out from docs/behaviour.md §1.7 (not imported from the
+code, so that a changed message in the code fails the tests)."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from applypatch_ext.core.apply.contents import compute_replacements, derive_new_contents
-from applypatch_ext.core.apply.fs import MemoryFilesystem
+from applypatch_ext.core.apply.memfs import MemoryFilesystem
 from applypatch_ext.core.apply.seek import (
     PUNCTUATION_TABLE,
     Haystack,
@@ -37,7 +37,7 @@ from applypatch_ext.core.text import RUST_WHITESPACE, LineEndings, split_termina
 from applypatch_ext.core.text import _split_with_lone_cr as reference_split
 from applypatch_ext.core.turn.preview import ApplyPatchArgumentDiffConsumer
 
-from .test_streaming import patch_texts
+from .parse.test_streaming import patch_texts
 
 FAST = settings(
     derandomize=True,
@@ -107,7 +107,8 @@ def test_canonical_text_is_the_joined_canonical_lines(text: str) -> None:
 
 @contextlib.contextmanager
 def _without_fast_paths(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The parser with every shortcut off: each line through the full rules of spec 1.5."""
+    """The parser with every shortcut off: each line through the full rules of docs/behaviour.md
+    §1.5."""
     with monkeypatch.context() as patched:
         patched.setattr(StreamingPatchParser, "_fast_targets", lambda self: (None, None))
         patched.setattr(

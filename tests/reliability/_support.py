@@ -13,13 +13,8 @@ import posixpath
 from collections import Counter
 from collections.abc import Iterable
 
-from applypatch_ext.core.apply.fs import (
-    FileMetadata,
-    Filesystem,
-    MemoryFilesystem,
-    SupportsSymlinks,
-    canonicalizer,
-)
+from applypatch_ext.core.apply.fs import FileMetadata, Filesystem, SupportsSymlinks, canonicalizer
+from applypatch_ext.core.apply.memfs import MemoryFilesystem
 
 SCALE = max(1, int(os.environ.get("APPLYPATCH_FUZZ_SCALE", "1")))
 

@@ -3,7 +3,7 @@
 The texts were checked against the reference binary (``apply_patch`` 0.163.0, run in a temp
 directory; the permission cases as user ``nobody`` through ``setpriv``, since root reads and
 writes everything). Each case runs through the standalone ``apply_patch()`` (the reference's
-entry point, no verification) and through the pipeline (verification first, spec 5.2).
+entry point, no verification) and through the pipeline (verification first, docs/behaviour.md §5.2).
 
 Permissions: the tests run as root here, and root ignores file modes, so an unreadable file and
 a read-only directory are emulated by :class:`PermissionsEmulator`, a filesystem wrapper that
@@ -31,13 +31,8 @@ from pathlib import Path
 import pytest
 
 from applypatch_ext.core.apply.changes import AppliedAdd, AppliedPatchDelta
-from applypatch_ext.core.apply.fs import (
-    MAX_READ_BYTES,
-    FileMetadata,
-    Filesystem,
-    LocalFilesystem,
-    MemoryFilesystem,
-)
+from applypatch_ext.core.apply.fs import MAX_READ_BYTES, FileMetadata, Filesystem, LocalFilesystem
+from applypatch_ext.core.apply.memfs import MemoryFilesystem
 from applypatch_ext.core.apply.runtime import apply_hunks
 from applypatch_ext.core.apply.standalone import apply_patch
 from applypatch_ext.core.apply.transaction import JournalingFilesystem, Transaction

@@ -24,7 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from applypatch_ext.core.apply.fs import Filesystem, LocalFilesystem, MemoryFilesystem
+from applypatch_ext.core.apply.fs import Filesystem, LocalFilesystem
+from applypatch_ext.core.apply.memfs import MemoryFilesystem
 from applypatch_ext.core.apply.verify import DuplicatePaths
 from applypatch_ext.core.turn.events import ApplyPatchApprovalRequest
 from applypatch_ext.core.turn.options import CallStatus, Decision, PipelineOptions
@@ -164,7 +165,7 @@ HOSTILE = {
     "directory-update": Hostile("*** Update File: dir\n@@\n-x\n+y", "error"),
     "directory-delete": Hostile("*** Delete File: dir", "error"),
     "root-itself": Hostile("*** Add File: .\n+x", "fs"),
-    # The folded-map gap (spec 7.4): in fold mode the map hides the move destination.
+    # The folded-map gap (docs/behaviour.md §7.4): in fold mode the map hides the move destination.
     "fold-gap": Hostile(
         "*** Update File: a.txt\n*** Move to: ../outside/evil.txt\n@@\n-a\n+b\n"
         "*** Add File: a.txt\n+z",
@@ -283,7 +284,7 @@ def test_messages_name_the_rule_and_the_resolved_path(env: Env) -> None:
 def test_an_approval_grants_the_shown_path_not_where_a_symlink_leads(env: Env) -> None:
     """Read-only: every write asks. Approving ``link_file.txt`` (a link to a file outside)
     grants that path, but the sandbox resolves the link and denies; the escalated retry runs in
-    no-follow mode (spec 5.6) and refuses the link too. Nothing outside changes."""
+    no-follow mode (docs/behaviour.md §5.6) and refuses the link too. Nothing outside changes."""
     outside_before = env.tree(env.outside)
     result = env.run(HOSTILE["link-file-update"].body, PermissionProfile.READ_ONLY, "approve")
     assert result.status == CallStatus.FAILED
@@ -333,7 +334,8 @@ def test_an_approved_escalation_retries_in_no_follow_mode(env: Env) -> None:
         HOSTILE["link-dir-add"].body, PermissionProfile.WORKSPACE_WRITE, approve_everything
     )
     # auto-approved (inside lexically), denied by the sandbox (the link leads out), the
-    # escalation asked and approved: the unsandboxed retry still refuses the link (spec 5.6)
+    # escalation asked and approved: the unsandboxed retry still refuses the link (docs/behaviour.md
+    # §5.6)
     assert [r.retry for r in requests] == [True]
     assert result.status == CallStatus.FAILED
     assert "no-follow mode" in (result.error or "")

@@ -3,14 +3,15 @@
 The drift is real here, not injected: the approver runs after verification and before the
 first attempt (policy ``untrusted`` always asks), and it edits the tree the way a user or
 another process would while the approval is pending. The runtime re-reads every file and
-recomputes from what is there (spec 5.3, as the reference does), so:
+recomputes from what is there (docs/behaviour.md §5.3, as the reference does), so:
 
 * a change elsewhere in the file is kept, and the patch still applies;
 * a change to the lines the patch expects makes that hunk fail, with nothing written for it;
 * the committed delta records the texts really found (old, overwritten), so the TurnDiff's
   ``index`` line carries the blob id of the drifted text and the diff never claims the outside
   edit as the patch's own;
-* the begin and end events carry the same verified plan (spec 6.4), and the TurnDiff event is
+* the begin and end events carry the same verified plan (docs/behaviour.md §6.4), and the TurnDiff
+event is
   the tracker's diff.
 
 The ``drift:`` fault spec does the same from inside the filesystem; the fault sweep covers it on
@@ -31,7 +32,8 @@ from applypatch_ext.core.apply.changes import (
     AppliedUpdate,
 )
 from applypatch_ext.core.apply.diff import git_blob_oid
-from applypatch_ext.core.apply.fs import Filesystem, LocalFilesystem, MemoryFilesystem
+from applypatch_ext.core.apply.fs import Filesystem, LocalFilesystem
+from applypatch_ext.core.apply.memfs import MemoryFilesystem
 from applypatch_ext.core.apply.transaction import Transaction
 from applypatch_ext.core.turn.events import ApplyPatchApprovalRequest
 from applypatch_ext.core.turn.faults import DRIFT_LINE

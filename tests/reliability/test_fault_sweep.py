@@ -43,7 +43,8 @@ from applypatch_ext.core.apply.changes import (
     AppliedPatchDelta,
     AppliedUpdate,
 )
-from applypatch_ext.core.apply.fs import Filesystem, LocalFilesystem, MemoryFilesystem
+from applypatch_ext.core.apply.fs import Filesystem, LocalFilesystem
+from applypatch_ext.core.apply.memfs import MemoryFilesystem
 from applypatch_ext.core.apply.transaction import Transaction
 from applypatch_ext.core.apply.verify import DuplicatePaths
 from applypatch_ext.core.parse.model import UpdateFile
@@ -329,7 +330,8 @@ def run_case(ws: Workspace, case: Case) -> CallResult:
         assert result.turn_diff is None
         return result
     if case.patch_name in LINK_PATCHES:
-        # Every hunk of these touches a symlink, which the delta cannot describe (spec 5.4).
+        # Every hunk of these touches a symlink, which the delta cannot describe (docs/behaviour.md
+        # §5.4).
         assert not delta.changes or not delta.exact
         assert result.turn_diff is None
         return result

@@ -65,7 +65,8 @@ def test_fold_retry_lists_and_confines_every_path(
     result = run(frontend, ws, tmp_path / "patches", TEXTS[form], mode, ["--duplicates", "fold"])
 
     after = snapshot_dir(top)
-    # The folded map hides the destination from safety and from the begin event (spec 7.4)...
+    # The folded map hides the destination from safety and from the begin event (docs/behaviour.md
+    # §7.4)...
     (begin,) = result.begins
     assert list(begin["changes"]) == [a] and begin["changes"][a]["type"] == "add"
     if mode == "never":

@@ -1,12 +1,12 @@
 """Parser fuzzing (issue 7, item 1): hostile text never raises anything but ``ParseError``, and
 the batch parser and the streaming parser agree on every input.
 
-"Agree" means: the streaming parser fed the canonical text (spec 1.2 step 4) in any cuts gives
-exactly what ``parse_patch`` gives (the same hunks and environment id, or the same error kind,
-text and line number); fed the raw text, its result does not depend on the cuts; and where the
-raw text already is canonical the two agree directly (not merely up to a final newline: a
-final line ``*** End Patch`` without newline ends the patch in any mode, spec 2.3, so
-``...End Patch\n*** End Patch`` parses while the same with a newline after it does not).
+"Agree" means: the streaming parser fed the canonical text (docs/behaviour.md §1.2 step 4) in any
+cuts gives exactly what ``parse_patch`` gives (the same hunks and environment id, or the same error
+kind, text and line number); fed the raw text, its result does not depend on the cuts; and where the
+raw text already is canonical the two agree directly (not merely up to a final newline: a final line
+``*** End Patch`` without newline ends the patch in any mode, docs/behaviour.md §2.3, so ``...End
+Patch\n*** End Patch`` parses while the same with a newline after it does not).
 
 Two sources of inputs:
 

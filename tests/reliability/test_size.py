@@ -23,7 +23,7 @@ import pytest
 
 from applypatch_ext.core.apply.changes import AppliedAdd, AppliedPatchDelta
 from applypatch_ext.core.apply.explain import explain_match_failure
-from applypatch_ext.core.apply.fs import MemoryFilesystem
+from applypatch_ext.core.apply.memfs import MemoryFilesystem
 from applypatch_ext.core.errors import MatchFailure
 from applypatch_ext.core.parse.parser import parse_patch
 from applypatch_ext.core.parse.streaming import StreamingPatchParser

@@ -142,8 +142,8 @@ def test_approve_writes_exactly_what_was_asked(tree: tuple[Path, Path, Tree]) ->
     top, patches, before = tree
     code, lines, stderr = turn(top, patches, "--approve", "approve")
     assert code == 1
-    # The approved retry of link.patch runs in no-follow mode (spec 5.6): the symlink on the
-    # way makes it fail rather than write through the link.
+    # The approved retry of link.patch runs in no-follow mode (docs/behaviour.md §5.6): the symlink
+    # on the way makes it fail rather than write through the link.
     assert statuses(lines) == {name: "completed" for name in PATCHES} | {"link.patch": "failed"}
     assert stderr == ""
     applied = [name for name in PATCHES if name != "link.patch"]

@@ -24,9 +24,9 @@ from typing import Any, Final
 from ..turn.options import Approver, CallStatus, Decision, PipelineOptions
 from ..turn.result import CallResult
 from ..turn.turn import Turn
+from .outputs import UNKNOWN
 from .responses import ResponseItemError, output_item
 from .rollout import (
-    UNKNOWN,
     RecordedOutcome,
     Rollout,
     RolloutCall,

@@ -13,11 +13,11 @@ A model asks for a patch in one of three forms, each answered with its own outpu
   V4A ``diff``, converted to one Codex patch (:func:`operations_to_patch`) and answered with an
   ``apply_patch_call_output`` (``status`` completed or failed, and ``output``).
 
-A shell call is an apply_patch call too when its command is an apply_patch invocation (spec 1.3):
-a ``function_call`` named ``shell`` or ``container.exec`` (``command`` argv), ``shell_command``
-(``command`` string) or ``exec_command`` (``cmd`` string), or a ``local_shell_call`` (its
-``action.command``), each with an optional working directory. Such a call is answered with a
-``function_call_output`` (``local_shell_call_output`` for the local shell).
+A shell call is an apply_patch call too when its command is an apply_patch invocation
+(docs/behaviour.md §1.3): a ``function_call`` named ``shell`` or ``container.exec`` (``command``
+argv), ``shell_command`` (``command`` string) or ``exec_command`` (``cmd`` string), or a
+``local_shell_call`` (its ``action.command``), each with an optional working directory. Such a call
+is answered with a ``function_call_output`` (``local_shell_call_output`` for the local shell).
 
 Items are read duck-typed: plain dicts, or the ``openai`` package's typed objects (any object
 with the same attributes). This module never imports ``openai``; nothing here touches the disk.
@@ -40,6 +40,7 @@ from ..parse.invocation import (
 from ..turn.options import Approver, CallStatus, Decision
 from ..turn.result import CallResult
 from ..turn.turn import Turn
+from ._arguments import ArgumentsInputDecoder, ResponseItemError
 
 __all__ = [
     "APPLY_PATCH",
@@ -71,10 +72,6 @@ CUSTOM_DONE: Final = "response.custom_tool_call_input.done"
 ARGUMENTS_DELTA: Final = "response.function_call_arguments.delta"
 ARGUMENTS_DONE: Final = "response.function_call_arguments.done"
 ITEM_ADDED: Final = "response.output_item.added"
-
-
-class ResponseItemError(ValueError):
-    """An item that claims to be an apply_patch call but cannot be one (bad arguments...)."""
 
 
 def field_of(item: Any, name: str) -> Any:
@@ -352,182 +349,6 @@ def output_item(call: PatchCall, result: CallResult) -> dict[str, Any]:
 
 
 # --- streaming -------------------------------------------------------------------------------
-
-_ESCAPES: Final = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r"}
-_ESCAPES["t"] = "\t"
-
-
-class ArgumentsInputDecoder:
-    """Decodes the ``input`` string of a JSON arguments object as its text arrives.
-
-    ``feed(chunk)`` returns the newly decoded characters of the top-level ``input`` value (an
-    empty string while other keys, or an incomplete escape, are read); ``close()`` checks the
-    whole text with ``json.loads`` and returns the input (raising :class:`ResponseItemError`
-    when it is not a JSON object with a string ``input``).
-    """
-
-    def __init__(self) -> None:
-        self._raw: list[str] = []
-        self._buffer = ""
-        self._state = "start"  # start, key, colon, value, input, skip, after, done
-        self._key: list[str] = []
-        self._depth = 0
-        self._in_string = False
-        self._escape = False
-        self._decoded: list[str] = []
-        self._pending_high: int | None = None
-
-    def feed(self, chunk: str) -> str:
-        self._raw.append(chunk)
-        self._buffer += chunk
-        out: list[str] = []
-        self._run(out)
-        text = "".join(out)
-        self._decoded.append(text)
-        return text
-
-    def close(self) -> str:
-        raw = "".join(self._raw)
-        try:
-            value = json.loads(raw)
-        except ValueError as exc:
-            raise ResponseItemError(f"function call arguments are not JSON: {exc}") from None
-        if not isinstance(value, dict) or not isinstance(value.get("input"), str):
-            raise ResponseItemError('function call arguments must be {"input": "<patch>"}')
-        text: str = value["input"]
-        return text
-
-    @property
-    def decoded(self) -> str:
-        return "".join(self._decoded)
-
-    def _run(self, out: list[str]) -> None:
-        buf = self._buffer
-        i = 0
-        n = len(buf)
-        while i < n:
-            c = buf[i]
-            state = self._state
-            if state in ("start", "colon", "after"):
-                if c in " \t\r\n":
-                    i += 1
-                elif state == "start" and c == "{":
-                    self._state = "before-key"
-                    i += 1
-                elif state == "colon" and c == ":":
-                    self._state = "value"
-                    i += 1
-                elif state == "after" and c == ",":
-                    self._state = "before-key"
-                    i += 1
-                else:
-                    self._state = "done"  # not the shape we stream; close() says why
-                    return
-            elif state == "before-key":
-                if c in " \t\r\n":
-                    i += 1
-                elif c == '"':
-                    self._state = "key"
-                    self._key = []
-                    i += 1
-                else:
-                    self._state = "done"
-                    return
-            elif state == "key":
-                if c == "\\":
-                    if i + 1 >= n:
-                        break
-                    self._key.append(buf[i : i + 2])
-                    i += 2
-                elif c == '"':
-                    self._state = "colon"
-                    i += 1
-                else:
-                    self._key.append(c)
-                    i += 1
-            elif state == "value":
-                if c in " \t\r\n":
-                    i += 1
-                elif c == '"' and "".join(self._key) == "input":
-                    self._state = "input"
-                    i += 1
-                else:
-                    self._state = "skip"
-                    self._depth = 0
-                    self._in_string = False
-                    self._escape = False
-            elif state == "input":
-                if c == "\\":
-                    consumed = self._escape_sequence(buf, i, out)
-                    if consumed == 0:
-                        break
-                    i += consumed
-                elif c == '"':
-                    self._state = "after"
-                    i += 1
-                else:
-                    j = i
-                    while j < n and buf[j] not in '\\"':
-                        j += 1
-                    out.append(buf[i:j])
-                    i = j
-            elif state == "skip":
-                if self._in_string:
-                    if self._escape:
-                        self._escape = False
-                    elif c == "\\":
-                        self._escape = True
-                    elif c == '"':
-                        self._in_string = False
-                        if self._depth == 0:
-                            self._state = "after"
-                    i += 1
-                elif c == '"':
-                    self._in_string = True
-                    i += 1
-                elif c in "{[":
-                    self._depth += 1
-                    i += 1
-                elif c in "}]":
-                    if self._depth == 0:
-                        self._state = "done"
-                        return
-                    self._depth -= 1
-                    i += 1
-                    if self._depth == 0:
-                        self._state = "after"
-                elif c == "," and self._depth == 0:
-                    self._state = "after"
-                else:
-                    i += 1
-            else:  # done
-                i = n
-        self._buffer = buf[i:]
-
-    def _escape_sequence(self, buf: str, i: int, out: list[str]) -> int:
-        """Decode the escape at ``buf[i]``; 0 when it is not complete yet."""
-        if i + 1 >= len(buf):
-            return 0
-        code = buf[i + 1]
-        if code != "u":
-            out.append(_ESCAPES.get(code, code))
-            return 2
-        if i + 6 > len(buf):
-            return 0
-        try:
-            value = int(buf[i + 2 : i + 6], 16)
-        except ValueError:
-            out.append(buf[i : i + 6])
-            return 6
-        if 0xD800 <= value < 0xDC00:
-            self._pending_high = value
-            return 6
-        if 0xDC00 <= value < 0xE000 and self._pending_high is not None:
-            high, self._pending_high = self._pending_high, None
-            out.append(chr(0x10000 + ((high - 0xD800) << 10) + (value - 0xDC00)))
-            return 6
-        out.append(chr(value))
-        return 6
 
 
 def iter_patch_deltas(events: Iterable[Any]) -> Iterator[str]:

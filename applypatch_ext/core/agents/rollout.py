@@ -30,12 +30,12 @@ Reading never touches anything but the file.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ..turn.options import CallStatus
+from .outputs import UNKNOWN, output_text, status_of, unwrap_output
 from .responses import PatchCall, ResponseItemError, patch_call_from_item
 
 __all__ = [
@@ -63,13 +63,6 @@ OUTPUT_TYPES: Final = (
     "custom_tool_call_output",
     "apply_patch_call_output",
     "local_shell_call_output",
-)
-UNKNOWN: Final = "unknown"
-
-_HEADER = re.compile(
-    r"^(?:Exit code: (?P<exit>-?\d+)|Process exited with code (?P<exit2>-?\d+)|Wall time: .*|"
-    r"Chunk ID: .*|Original token count: .*|Process running with session ID .*|"
-    r"Total output lines: .*)$"
 )
 
 
@@ -163,81 +156,6 @@ class Rollout:
     @property
     def calls(self) -> tuple[RolloutCall, ...]:
         return tuple(call for turn in self.turns for call in turn.calls)
-
-
-def unwrap_output(raw: Any) -> tuple[str, int | None]:
-    """The innermost text of a recorded tool output and its exit code (None when not stated).
-
-    Reads the JSON form ``{"output": ..., "metadata": {"exit_code": N}}`` and peels every
-    header block (``Exit code: N``, ``Wall time: ...``, ``Chunk ID: ...``, ``Process exited with
-    code N`` ... lines ending with ``Output:``); the innermost exit code wins.
-    """
-    text = _output_text(raw)
-    exit_code: int | None = None
-    stripped = text.strip()
-    if stripped.startswith("{"):
-        try:
-            value = json.loads(stripped)
-        except ValueError:
-            value = None
-        if isinstance(value, dict) and isinstance(value.get("output"), str):
-            metadata = value.get("metadata")
-            if isinstance(metadata, dict) and isinstance(metadata.get("exit_code"), int):
-                exit_code = metadata["exit_code"]
-            text = value["output"]
-    while True:
-        lines = text.split("\n")
-        found: int | None = None
-        code: int | None = None
-        for index, line in enumerate(lines):
-            if line == "Output:":
-                found = index
-                break
-            match = _HEADER.match(line)
-            if match is None:
-                break
-            number = match.group("exit") or match.group("exit2")
-            if number is not None:
-                code = int(number)
-        if found is None or found == 0:
-            return text, exit_code
-        text = "\n".join(lines[found + 1 :])
-        if code is not None:
-            exit_code = code
-
-
-def _output_text(raw: Any) -> str:
-    if isinstance(raw, str):
-        return raw
-    if isinstance(raw, list):  # content items
-        return "".join(str(part.get("text", "")) for part in raw if isinstance(part, dict))
-    if isinstance(raw, dict):
-        for key in ("content", "output", "text", "body"):
-            if key in raw:
-                return _output_text(raw[key])
-    return "" if raw is None else json.dumps(raw)
-
-
-def _status_of(text: str, exit_code: int | None, item_status: Any) -> str:
-    # The texts first: an apply_patch_call_output says only completed or failed, and "failed"
-    # covers a verification error, a refusal and a failed application alike.
-    if text.startswith("apply_patch verification failed: ") or text.startswith(
-        "patch detected without explicit call to apply_patch"
-    ):
-        return CallStatus.ERROR
-    if text.startswith("patch rejected by user"):
-        return CallStatus.DECLINED
-    if text.startswith("patch rejected: "):
-        return CallStatus.REJECTED
-    if item_status in ("completed", "failed") and exit_code is None:
-        return CallStatus.COMPLETED if item_status == "completed" else CallStatus.FAILED
-    if exit_code == 0:
-        return CallStatus.COMPLETED
-    if exit_code is not None:
-        return CallStatus.FAILED
-    if text.startswith("Success. Updated the following files:"):
-        return CallStatus.COMPLETED
-    return UNKNOWN
 
 
 def _event_status(payload: Mapping[str, Any]) -> str | None:
@@ -437,10 +355,8 @@ class _Reader:
             return RecordedOutcome(status, text, "", **event_fields)
         raw, line, item_status = output
         text, exit_code = unwrap_output(raw)
-        status = _status_of(text, exit_code, item_status)
-        return RecordedOutcome(
-            status, text, _output_text(raw), exit_code, line=line, **event_fields
-        )
+        status = status_of(text, exit_code, item_status)
+        return RecordedOutcome(status, text, output_text(raw), exit_code, line=line, **event_fields)
 
     def build(self) -> Rollout:
         turns = []

@@ -12,9 +12,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeAlias
 
-from ..parse.model import Hunk
-from ..text import LineEndings
-
 
 @dataclass(frozen=True, slots=True)
 class FileAdd:
@@ -25,7 +22,7 @@ class FileAdd:
     type: ClassVar[Literal["add"]] = "add"
 
     def to_json(self) -> dict[str, Any]:
-        """The protocol ``FileChange`` shape (spec 6.4)."""
+        """The protocol ``FileChange`` shape (docs/behaviour.md §6.4)."""
         return {"type": "add", "content": self.content}
 
 
@@ -69,8 +66,6 @@ class ApplyPatchAction:
     changes: Mapping[str, ApplyPatchFileChange]
     patch: str
     cwd: str
-    line_endings: LineEndings = LineEndings.PRESERVE
-    hunks: tuple[Hunk, ...] = field(default=(), repr=False)
 
     def is_empty(self) -> bool:
         return not self.changes

@@ -1,4 +1,4 @@
-"""Compute an updated file's new contents from its chunks (spec 3.3 and 4).
+"""Compute an updated file's new contents from its chunks (docs/behaviour.md §3.3 and §4).
 
 Two modes. ``preserve`` (the default): the file is split into lines that remember their own
 terminator; untouched lines, including a chunk's context lines, keep it; inserted lines take the
@@ -47,7 +47,9 @@ def compute_replacements(
             if found is None:
                 raise ComputeReplacementsError(
                     f"Failed to find context '{chunk.change_context}' in {path}",
-                    MatchFailure(path, "context", (chunk.change_context,), line_index, False),
+                    MatchFailure(
+                        path, "context", (chunk.change_context,), line_index, False, lines
+                    ),
                 )
             line_index = found[0] + 1
 
@@ -70,7 +72,7 @@ def compute_replacements(
         if found is None:
             raise ComputeReplacementsError(
                 f"Failed to find expected lines in {path}:\n" + "\n".join(old),
-                MatchFailure(path, "lines", tuple(old), line_index, chunk.is_end_of_file),
+                MatchFailure(path, "lines", tuple(old), line_index, chunk.is_end_of_file, lines),
             )
         start = found[0]
         if legacy:

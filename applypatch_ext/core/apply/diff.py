@@ -1,12 +1,12 @@
 """Line diffs that are byte-identical to the Rust crate ``similar`` 2.7.0 as Codex uses it.
 
-What this module does (spec 8.6): it tokenises texts into lines that keep their terminators,
-runs similar's Myers divide-and-conquer (same middle-snake rules, same optional deadline and the
-same delete-all + insert-all fallback when it expires), applies the crate's two-sweep compaction
-and its replace merging, groups the ops with a context radius and renders unified-diff hunks
-(``@@ -a,b +c,d @@``, ``\\ No newline at end of file``, optional ``---``/``+++`` pair). It also
-computes git blob ids (spec 8.4). Spec 4.5 uses radius 1 without header; the TurnDiffTracker uses
-radius 3 with a header and a deadline.
+What this module does (docs/behaviour.md §8.6): it tokenises texts into lines that keep their
+terminators, runs similar's Myers divide-and-conquer (same middle-snake rules, same optional
+deadline and the same delete-all + insert-all fallback when it expires), applies the crate's
+two-sweep compaction and its replace merging, groups the ops with a context radius and renders
+unified-diff hunks (``@@ -a,b +c,d @@``, ``\\ No newline at end of file``, optional ``---``/``+++``
+pair). It also computes git blob ids (§8.4). The diffs of §4.5 use radius 1 without header; the
+TurnDiffTracker uses radius 3 with a header and a deadline.
 
 What it does not do: no file access, no ``diff --git``/``index``/mode lines (the tracker writes
 those), no other algorithms of the crate (patience, LCS), no word or character diffs. Tokens are

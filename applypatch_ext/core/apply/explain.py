@@ -7,7 +7,8 @@ right-trimmed, trimmed, punctuation-mapped), and describes every line pair: whic
 makes them equal, and which characters differ (trailing spaces, tabs, typographic quotes and
 dashes, CR), so that a front end can show at once why the patch did not apply.
 
-Pure: it works on the lines a verification already read and never touches the disk.
+Pure: it works on the lines the failed search saw (``MatchFailure.file_lines``, filled by
+:func:`~.contents.compute_replacements`) and never touches the disk.
 """
 
 from __future__ import annotations
@@ -22,8 +23,6 @@ from typing import Any, Final
 
 from ..errors import MatchFailure
 from ..interrupts import checkpoint
-from ..text import LineEndings, split_terminated_lines
-from .fs import Filesystem, read_text
 from .seek import NORMALISERS, PASS_NAMES
 
 #: Lines shown around the region for orientation.
@@ -363,30 +362,11 @@ def _explain(failure: MatchFailure, lines: Sequence[str], deadline: _Deadline) -
     )
 
 
-def file_lines_for_matching(text: str, line_endings: LineEndings) -> list[str]:
-    """The lines ``seek_sequence`` sees for a file's text in the given mode (spec 3.1, 4.1)."""
-    if line_endings is LineEndings.LF:
-        lines = text.split("\n")
-        if lines[-1] == "":
-            lines.pop()
-        return lines
-    return split_terminated_lines(text)[0]
-
-
-def explain_error(
-    error: BaseException,
-    fs: Filesystem,
-    line_endings: LineEndings = LineEndings.PRESERVE,
-    *,
-    timeout: float | None = EXPLAIN_TIMEOUT,
+def explain(
+    error: BaseException, *, timeout: float | None = EXPLAIN_TIMEOUT
 ) -> MatchExplanation | None:
-    """The explanation of a ``Failed to find ...`` error, re-reading the file; else None."""
+    """The explanation of a ``Failed to find ...`` error, from the lines it carries; else None."""
     failure = getattr(error, "failure", None)
     if not isinstance(failure, MatchFailure):
         return None
-    try:
-        text = read_text(fs, failure.path)
-    except (OSError, ValueError):
-        return None
-    lines = file_lines_for_matching(text, line_endings)
-    return explain_match_failure(failure, lines, timeout=timeout)
+    return explain_match_failure(failure, failure.file_lines, timeout=timeout)

@@ -1,4 +1,5 @@
-"""Apply a patch to a filesystem, hunk by hunk, and record what was committed (spec 5.3-5.5).
+"""Apply a patch to a filesystem, hunk by hunk, and record what was committed (docs/behaviour.md
+§5.3-5.5).
 
 This is the only module that writes. Like the reference it re-reads the patch's hunks, not a
 verified map: every hunk is applied in patch order against the current state of the disk, the

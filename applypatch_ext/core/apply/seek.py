@@ -1,4 +1,4 @@
-"""Locate a chunk's lines in a file: the ``seek_sequence`` cascade (spec 3.1-3.2).
+"""Locate a chunk's lines in a file: the ``seek_sequence`` cascade (docs/behaviour.md §3.1-3.2).
 
 Four passes, each over every candidate position, a later pass only if the earlier one found
 nothing anywhere: exact, both sides right-trimmed, both sides trimmed, both sides trimmed with
@@ -19,7 +19,7 @@ from typing import Final
 from ..interrupts import checkpoint
 from ..text import RUST_WHITESPACE
 
-#: Pass 4's mapping of typographic punctuation to ASCII (spec 3.2).
+#: Pass 4's mapping of typographic punctuation to ASCII (docs/behaviour.md §3.2).
 PUNCTUATION_TABLE: Final[dict[int, str]] = {
     **dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"), "-"),
     **dict.fromkeys(map(ord, "\u2018\u2019\u201a\u201b"), "'"),

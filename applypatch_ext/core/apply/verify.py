@@ -1,4 +1,4 @@
-"""Verify a parsed patch against the current files, read only (spec 5.2).
+"""Verify a parsed patch against the current files, read only (docs/behaviour.md §5.2).
 
 Produces the proposed change map (:class:`~.changes.ApplyPatchAction`): for each
 hunk, in patch order and each against the disk as it is now (no simulation of earlier hunks),
@@ -7,7 +7,8 @@ its radius-1 unified diff. The first error aborts.
 
 Two hunks that resolve to the same path are rejected by default (``multiple operations target
 <path>``, as upstream since 2026-08-10); ``duplicates="fold"`` keeps the legacy behaviour where
-the later hunk replaces the earlier one in the map (the gap of spec 7.4, for teaching).
+the later hunk replaces the earlier one in the map (the gap of docs/behaviour.md §7.4, for
+teaching).
 
 Nothing is written here; the standalone path (:func:`~.standalone.apply_patch`)
 does not use this step, exactly as upstream.
@@ -34,7 +35,7 @@ from .fs import (
     resolve_path,
 )
 
-#: Context radius of the diff stored in a proposed Update (spec 4.5).
+#: Context radius of the diff stored in a proposed Update (docs/behaviour.md §4.5).
 PROPOSED_DIFF_CONTEXT = 1
 #: Seconds the diff of one proposed Update may search. Myers' search is O(N*D): an update that
 #: changes every other line of a 20,000-line file took 49 s. Past the deadline the rest of
@@ -127,4 +128,4 @@ def verify_patch(
                     _refuse_move_onto_itself(fs, hunk.path, move_path, path, dest)
                 change = FileUpdate(diff, dest, new)
         changes[path] = change
-    return ApplyPatchAction(changes, parsed.patch, cwd, mode, parsed.hunks)
+    return ApplyPatchAction(changes, parsed.patch, cwd)

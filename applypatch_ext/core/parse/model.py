@@ -1,4 +1,4 @@
-"""Records of the pipeline, named after Codex's types so the code reads next to the spec.
+"""Records of the pipeline, named after Codex's types so the code reads next to Codex's source.
 
 Three representations of one patch stay distinct:
 
@@ -29,6 +29,31 @@ CHANGE_CONTEXT_MARKER = "@@ "
 EMPTY_CHANGE_CONTEXT_MARKER = "@@"
 ENVIRONMENT_ID_MARKER = "*** Environment ID:"
 
+# The grammar's error texts, byte for byte (docs/behaviour.md §1.7): both parsers raise them.
+FIRST_LINE_ERROR = "The first line of the patch must be '*** Begin Patch'"
+LAST_LINE_ERROR = "The last line of the patch must be '*** End Patch'"
+EMPTY_ENVIRONMENT_ERROR = "apply_patch environment_id cannot be empty"
+DUPLICATE_ENVIRONMENT_ERROR = "apply_patch environment_id cannot be specified more than once"
+EMPTY_CHUNK_ERROR = "Update hunk does not contain any lines"
+
+
+def invalid_header_message(line: str) -> str:
+    return (
+        f"'{line}' is not a valid hunk header. Valid hunk headers: '*** Add File: {{path}}', "
+        "'*** Delete File: {path}', '*** Update File: {path}'"
+    )
+
+
+def unexpected_update_line_message(line: str) -> str:
+    return (
+        f"Unexpected line found in update hunk: '{line}'. Every line should start with ' ' "
+        "(context line), '+' (added line), or '-' (removed line)"
+    )
+
+
+def expected_context_marker_message(line: str) -> str:
+    return f"Expected update hunk to start with a @@ context marker, got: '{line}'"
+
 
 # --- parse result ---------------------------------------------------------------------------
 
@@ -41,9 +66,6 @@ class AddFile:
     contents: str
 
     kind: ClassVar[Literal["add"]] = "add"
-    is_add: ClassVar[bool] = True
-    is_delete: ClassVar[bool] = False
-    is_update: ClassVar[bool] = False
 
     @property
     def target_path(self) -> str:
@@ -63,9 +85,6 @@ class DeleteFile:
     path: str
 
     kind: ClassVar[Literal["delete"]] = "delete"
-    is_add: ClassVar[bool] = False
-    is_delete: ClassVar[bool] = True
-    is_update: ClassVar[bool] = False
 
     @property
     def target_path(self) -> str:
@@ -128,9 +147,6 @@ class UpdateFile:
     chunks: tuple[UpdateFileChunk, ...]
 
     kind: ClassVar[Literal["update"]] = "update"
-    is_add: ClassVar[bool] = False
-    is_delete: ClassVar[bool] = False
-    is_update: ClassVar[bool] = True
 
     @property
     def target_path(self) -> str:

@@ -1,4 +1,4 @@
-"""Parse the Codex patch format (spec 1).
+"""Parse the Codex patch format (docs/behaviour.md §1).
 
 Grammar, as accepted::
 
@@ -24,7 +24,7 @@ the one grammar implementation, :class:`~applypatch_ext.core.parse.streaming.Str
 The canonical text is computed from the first and last lines and one ``str.replace``
 (:func:`canonical_patch_text`), without splitting the whole text into lines;
 :func:`canonical_patch_lines` is the line-by-line statement of the same rules.
-Errors carry the exact texts of spec 1.7 and line numbers of the canonical text.
+Errors carry the exact texts of docs/behaviour.md §1.7 and line numbers of the canonical text.
 
 Parsing never touches the disk.
 """
@@ -33,8 +33,14 @@ from __future__ import annotations
 
 from ..errors import InvalidPatchError
 from ..text import RUST_WHITESPACE, rust_lines
-from .model import BEGIN_PATCH_MARKER, END_PATCH_MARKER, ParsedPatch
-from .streaming import FIRST_LINE_ERROR, LAST_LINE_ERROR, StreamingPatchParser
+from .model import (
+    BEGIN_PATCH_MARKER,
+    END_PATCH_MARKER,
+    FIRST_LINE_ERROR,
+    LAST_LINE_ERROR,
+    ParsedPatch,
+)
+from .streaming import StreamingPatchParser
 
 HEREDOC_OPENERS = ("<<EOF", "<<'EOF'", '<<"EOF"')
 
@@ -52,7 +58,8 @@ def _boundary_error(lines: list[str]) -> InvalidPatchError | None:
 
 
 def canonical_patch_lines(text: str) -> list[str]:
-    """Trim, split and unwrap a heredoc (spec 1.2 steps 1-3); raise on a bad boundary."""
+    """Trim, split and unwrap a heredoc (docs/behaviour.md §1.2 steps 1-3); raise on a bad
+    boundary."""
     lines = rust_lines(text.strip(RUST_WHITESPACE))
     error = _boundary_error(lines)
     if error is None:

@@ -1,4 +1,4 @@
-"""The incremental patch parser (spec 2): the one implementation of the grammar.
+"""The incremental patch parser (docs/behaviour.md §2): the one implementation of the grammar.
 
 :class:`StreamingPatchParser` consumes text as it arrives (``push_delta``), acts only on complete
 lines, keeps the rest buffered, and returns a snapshot of every hunk so far, the last one possibly
@@ -19,148 +19,42 @@ never touches the disk.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
-from typing import overload
+from collections.abc import Callable, Sequence
 
 from ..errors import InvalidHunkError, InvalidPatchError, ParseError
 from ..interrupts import checkpoint
 from ..text import RUST_WHITESPACE
+from ._hunks import AddBuilder, Builder, ChunkBuilder, HunkSnapshot, UpdateBuilder
 from .model import (
     ADD_FILE_MARKER,
     BEGIN_PATCH_MARKER,
     CHANGE_CONTEXT_MARKER,
     DELETE_FILE_MARKER,
+    DUPLICATE_ENVIRONMENT_ERROR,
     EMPTY_CHANGE_CONTEXT_MARKER,
+    EMPTY_CHUNK_ERROR,
+    EMPTY_ENVIRONMENT_ERROR,
     END_PATCH_MARKER,
     ENVIRONMENT_ID_MARKER,
     EOF_MARKER,
+    FIRST_LINE_ERROR,
+    LAST_LINE_ERROR,
     MOVE_TO_MARKER,
     UPDATE_FILE_MARKER,
-    AddFile,
     DeleteFile,
     Hunk,
-    UpdateFile,
-    UpdateFileChunk,
+    expected_context_marker_message,
+    invalid_header_message,
+    unexpected_update_line_message,
 )
 
-FIRST_LINE_ERROR = "The first line of the patch must be '*** Begin Patch'"
-LAST_LINE_ERROR = "The last line of the patch must be '*** End Patch'"
-EMPTY_ENVIRONMENT_ERROR = "apply_patch environment_id cannot be empty"
-DUPLICATE_ENVIRONMENT_ERROR = "apply_patch environment_id cannot be specified more than once"
-EMPTY_CHUNK_ERROR = "Update hunk does not contain any lines"
+__all__ = ["HunkSnapshot", "StreamingPatchParser"]
 
-
-def invalid_header_message(line: str) -> str:
-    return (
-        f"'{line}' is not a valid hunk header. Valid hunk headers: '*** Add File: {{path}}', "
-        "'*** Delete File: {path}', '*** Update File: {path}'"
-    )
-
-
-def unexpected_update_line_message(line: str) -> str:
-    return (
-        f"Unexpected line found in update hunk: '{line}'. Every line should start with ' ' "
-        "(context line), '+' (added line), or '-' (removed line)"
-    )
-
-
-def expected_context_marker_message(line: str) -> str:
-    return f"Expected update hunk to start with a @@ context marker, got: '{line}'"
-
-
-# Parser modes (spec 2.1). Small ints keep the per-line dispatch cheap.
+# Parser modes (docs/behaviour.md §2.1). Small ints keep the per-line dispatch cheap.
 _NOT_STARTED, _STARTED, _ADD, _DELETE, _UPDATE, _ENDED = range(6)
 
 # Characters of a large delta split into lines at once (bounds the memory of the batch parse).
 _WINDOW = 1 << 16
-
-
-# (move_path, chunk count, and the last chunk's old/new/context counts and end-of-file flag)
-_UpdateMark = tuple[str | None, int, int, int, int, bool]
-
-
-class _ChunkBuilder:
-    __slots__ = ("change_context", "context_line_indices", "is_end_of_file", "new", "old")
-
-    def __init__(self, change_context: str | None) -> None:
-        self.change_context = change_context
-        self.old: list[str] = []
-        self.new: list[str] = []
-        self.context_line_indices: list[tuple[int, int]] = []
-        self.is_end_of_file = False
-
-    def freeze(
-        self, n_old: int | None = None, n_new: int | None = None, n_ctx: int | None = None
-    ) -> UpdateFileChunk:
-        return UpdateFileChunk(
-            change_context=self.change_context,
-            old_lines=tuple(self.old[:n_old]),
-            new_lines=tuple(self.new[:n_new]),
-            context_line_indices=tuple(self.context_line_indices[:n_ctx]),
-            is_end_of_file=self.is_end_of_file,
-        )
-
-
-class _AddBuilder:
-    __slots__ = ("path", "pieces")
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        # The contents so far: one or more whole lines per piece, each line followed by "\n".
-        self.pieces: list[str] = []
-
-    def freeze(self, n_pieces: int | None = None) -> AddFile:
-        return AddFile(self.path, "".join(self.pieces[:n_pieces]))
-
-
-class _UpdateBuilder:
-    __slots__ = ("chunks", "frozen", "header_line", "move_path", "path")
-
-    def __init__(self, path: str, header_line: int) -> None:
-        self.path = path
-        self.header_line = header_line
-        self.move_path: str | None = None
-        self.chunks: list[_ChunkBuilder] = []
-        self.frozen: list[UpdateFileChunk] = []  # every chunk but the last, frozen once
-
-    def start_chunk(self, change_context: str | None) -> _ChunkBuilder:
-        if self.chunks:
-            self.frozen.append(self.chunks[-1].freeze())
-        chunk = _ChunkBuilder(change_context)
-        self.chunks.append(chunk)
-        return chunk
-
-    def freeze(self, mark: _UpdateMark | None = None) -> UpdateFile:
-        if mark is None:
-            chunks = list(self.frozen)
-            if self.chunks:
-                chunks.append(self.chunks[-1].freeze())
-            return UpdateFile(self.path, self.move_path, tuple(chunks))
-        move_path, n_chunks, n_old, n_new, n_ctx, eof = mark
-        chunks = self.frozen[: max(n_chunks - 1, 0)]
-        if n_chunks:
-            last = self.chunks[n_chunks - 1].freeze(n_old, n_new, n_ctx)
-            if last.is_end_of_file != eof:
-                last = replace(last, is_end_of_file=eof)
-            chunks.append(last)
-        return UpdateFile(self.path, move_path, tuple(chunks))
-
-    def mark(self) -> _UpdateMark:
-        if not self.chunks:
-            return (self.move_path, 0, 0, 0, 0, False)
-        last = self.chunks[-1]
-        return (
-            self.move_path,
-            len(self.chunks),
-            len(last.old),
-            len(last.new),
-            len(last.context_line_indices),
-            last.is_end_of_file,
-        )
-
-
-_Builder = _AddBuilder | _UpdateBuilder
 
 
 def _next_star_line(text: str, pos: int, end: int) -> int:
@@ -181,77 +75,8 @@ def _next_star_line(text: str, pos: int, end: int) -> int:
     return end if i < 0 else i + 1
 
 
-class HunkSnapshot(Sequence[Hunk]):
-    """An immutable view of the hunks parsed so far, built lazily.
-
-    Completed hunks are shared with the parser (they never change); the partial last hunk is
-    materialised from the parser's builders on first access, using the sizes recorded when the
-    snapshot was taken, so later input does not leak into an older snapshot.
-    """
-
-    __slots__ = ("_cache", "_completed", "_count", "_mark", "_partial")
-
-    def __init__(
-        self,
-        completed: list[Hunk],
-        count: int,
-        partial: _Builder | None,
-        mark: object,
-    ) -> None:
-        self._completed = completed
-        self._count = count
-        self._partial = partial
-        self._mark = mark
-        self._cache: Hunk | None = None
-
-    def __len__(self) -> int:
-        return self._count + (self._partial is not None)
-
-    @overload
-    def __getitem__(self, index: int) -> Hunk: ...
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Hunk]: ...
-    def __getitem__(self, index: int | slice) -> Hunk | Sequence[Hunk]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        n = len(self)
-        if index < 0:
-            index += n
-        if not 0 <= index < n:
-            raise IndexError("hunk index out of range")
-        if index < self._count:
-            return self._completed[index]
-        return self._partial_hunk()
-
-    def __iter__(self) -> Iterator[Hunk]:
-        yield from self._completed[: self._count]
-        if self._partial is not None:
-            yield self._partial_hunk()
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence) and not isinstance(other, str):
-            return list(self) == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"HunkSnapshot({list(self)!r})"
-
-    def _partial_hunk(self) -> Hunk:
-        if self._cache is None:
-            partial = self._partial
-            if isinstance(partial, _AddBuilder):
-                assert isinstance(self._mark, int)
-                self._cache = partial.freeze(self._mark)
-            else:
-                assert partial is not None
-                self._cache = partial.freeze(self._mark)  # type: ignore[arg-type]
-        return self._cache
-
-
 class StreamingPatchParser:
-    """Parse patch text incrementally (spec 2).
+    """Parse patch text incrementally (docs/behaviour.md §2).
 
     Two ways in. ``push_delta`` processes the lines a delta completes and returns the hunks.
     ``feed`` (a C-level list append, the cheapest call there is) only takes the delta in: the
@@ -278,7 +103,7 @@ class StreamingPatchParser:
         self._clean = 0
         self.feed = self._buffer.append
         self._hunks: list[Hunk] = []  # completed hunks, frozen
-        self._current: _Builder | None = None  # the hunk still growing
+        self._current: Builder | None = None  # the hunk still growing
         self._error: ParseError | None = None
         self._snapshot: HunkSnapshot | None = None  # valid until the next processed line
 
@@ -319,14 +144,16 @@ class StreamingPatchParser:
         return self.snapshot()
 
     def finish(self) -> HunkSnapshot:
-        """Process a final unterminated line and require ``*** End Patch`` (spec 2.3)."""
+        """Process a final unterminated line and require ``*** End Patch`` (docs/behaviour.md
+        §2.3)."""
         self._settle()
         line = "".join(self._buffer)
         self._buffer.clear()
         self._clean = 0
         if line:
             if line.strip(RUST_WHITESPACE) == END_PATCH_MARKER:
-                # The last line ends the patch even inside an Update hunk, in any mode (spec 2.3).
+                # The last line ends the patch even inside an Update hunk, in any mode
+                # (docs/behaviour.md §2.3).
                 self._snapshot = None
                 self.line_number += 1
                 try:
@@ -357,7 +184,7 @@ class StreamingPatchParser:
             return self._snapshot
         current = self._current
         mark: object = None
-        if isinstance(current, _AddBuilder):
+        if isinstance(current, AddBuilder):
             mark = len(current.pieces)
         elif current is not None:
             mark = current.mark()
@@ -435,7 +262,7 @@ class StreamingPatchParser:
             return stop
         self._snapshot = None
         current = self._current
-        assert isinstance(current, _AddBuilder)
+        assert isinstance(current, AddBuilder)
         current.pieces.append(contents)
         self.line_number += n_lines
         return stop
@@ -443,7 +270,8 @@ class StreamingPatchParser:
     def _process_lines(self, lines: list[str]) -> None:
         self._snapshot = None
         # The common lines, a diff line inside an open chunk or a "+" line of an Add, are handled
-        # here inline; everything else goes through `_line`, the rules of spec 1.5 in order.
+        # here inline; everything else goes through `_line`, the rules of docs/behaviour.md §1.5 in
+        # order.
         chunk, add = self._fast_targets()
         try:
             for raw in lines:
@@ -474,20 +302,20 @@ class StreamingPatchParser:
             self._error = exc
             raise
 
-    def _fast_targets(self) -> tuple[_ChunkBuilder | None, list[str] | None]:
+    def _fast_targets(self) -> tuple[ChunkBuilder | None, list[str] | None]:
         """Where a diff line or an Add line can go without the full rules, if anywhere.
 
         A line starting with ``+``, ``-`` or space inside an Update is a diff line of the last
         chunk as long as that chunk exists and is not closed by ``*** End of File`` (no other
-        rule of spec 1.5 can match such a line).
+        rule of docs/behaviour.md §1.5 can match such a line).
         """
         current = self._current
         if self._mode == _UPDATE:
-            assert isinstance(current, _UpdateBuilder)
+            assert isinstance(current, UpdateBuilder)
             if current.chunks and not current.chunks[-1].is_end_of_file:
                 return current.chunks[-1], None
         elif self._mode == _ADD:
-            assert isinstance(current, _AddBuilder)
+            assert isinstance(current, AddBuilder)
             return None, current.pieces
         return None, None
 
@@ -498,7 +326,7 @@ class StreamingPatchParser:
             self._update_line(raw)
         elif mode == _ADD and raw.startswith("+"):
             current = self._current
-            assert isinstance(current, _AddBuilder)
+            assert isinstance(current, AddBuilder)
             current.pieces.append(raw[1:] + "\n")
         elif mode == _ENDED:
             if raw.strip(RUST_WHITESPACE):
@@ -539,7 +367,7 @@ class StreamingPatchParser:
             return True
         if marker_line.startswith(ADD_FILE_MARKER):
             self._close_hunk(marker_line, is_end_patch=False)
-            self._current = _AddBuilder(marker_line[len(ADD_FILE_MARKER) :])
+            self._current = AddBuilder(marker_line[len(ADD_FILE_MARKER) :])
             self._mode = _ADD
             return True
         if marker_line.startswith(DELETE_FILE_MARKER):
@@ -549,17 +377,18 @@ class StreamingPatchParser:
             return True
         if marker_line.startswith(UPDATE_FILE_MARKER):
             self._close_hunk(marker_line, is_end_patch=False)
-            self._current = _UpdateBuilder(marker_line[len(UPDATE_FILE_MARKER) :], self.line_number)
+            self._current = UpdateBuilder(marker_line[len(UPDATE_FILE_MARKER) :], self.line_number)
             self._mode = _UPDATE
             return True
         return False
 
     def _close_hunk(self, line: str, *, is_end_patch: bool) -> None:
-        """Freeze the growing hunk, with the closing checks of spec 1.6 for an Update."""
+        """Freeze the growing hunk, with the closing checks of docs/behaviour.md §1.6 for an
+        Update."""
         current = self._current
         if current is None:
             return
-        if isinstance(current, _UpdateBuilder):
+        if isinstance(current, UpdateBuilder):
             if not current.chunks:
                 raise InvalidHunkError(
                     f"Update file hunk for path '{current.path}' is empty", current.header_line
@@ -572,9 +401,9 @@ class StreamingPatchParser:
         self._current = None
 
     def _update_line(self, raw: str) -> None:
-        """A line inside an Update hunk (spec 1.5, rules 1 to 10 in order)."""
+        """A line inside an Update hunk (docs/behaviour.md §1.5, rules 1 to 10 in order)."""
         update = self._current
-        assert isinstance(update, _UpdateBuilder)
+        assert isinstance(update, UpdateBuilder)
         u = raw.rstrip(RUST_WHITESPACE)
         # 1. a hunk header or End Patch (matched on the right-trimmed line only)
         if u.startswith("*** ") and self._start_hunk(u):

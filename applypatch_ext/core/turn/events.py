@@ -1,4 +1,5 @@
-"""Events of one apply_patch tool call and a recorder for a whole turn (spec 6.4, 6.5).
+"""Events of one apply_patch tool call and a recorder for a whole turn (docs/behaviour.md §6.4,
+§6.5).
 
 The Codex events keep their names and JSON shapes (each object tagged by ``type``):
 ``patch_apply_updated`` (streaming preview), ``patch_apply_begin``, ``patch_apply_end`` (with
@@ -20,7 +21,7 @@ from enum import StrEnum
 from typing import Any, ClassVar, TypeAlias
 
 
-#: FileChange end statuses (spec 6.4).
+#: FileChange end statuses (docs/behaviour.md §6.4).
 class PatchApplyStatus(StrEnum):
     """The status of a FileChange end event (Codex's ``PatchApplyStatus``)."""
 

@@ -21,7 +21,7 @@ FULL_DISK_ROOT: Final = "/"
 SLASH_TMP: Final = "/tmp"
 
 
-#: Directories kept read-only directly under every writable root (spec 7.2).
+#: Directories kept read-only directly under every writable root (docs/behaviour.md §7.2).
 DEFAULT_READ_ONLY_SUBPATHS: Final = (".git", ".agents", ".codex")
 
 

@@ -1,4 +1,4 @@
-"""The streaming preview: ``ApplyPatchArgumentDiffConsumer`` (spec 6.3).
+"""The streaming preview: ``ApplyPatchArgumentDiffConsumer`` (docs/behaviour.md §6.3).
 
 While a tool call's arguments stream in, each delta goes to the streaming parser; every change
 in the parsed hunks may produce a ``PatchApplyUpdated`` event with the *planned* changes (nothing
@@ -34,7 +34,8 @@ DEFAULT_THROTTLE: Final = 0.5
 
 
 def progress_diff(hunk: UpdateFile) -> str:
-    """The progress text of an Update (spec 6.3): per chunk ``@@ ctx``, ``-old``, ``+new``."""
+    """The progress text of an Update (docs/behaviour.md §6.3): per chunk ``@@ ctx``, ``-old``,
+    ``+new``."""
     parts: list[str] = []
     for chunk in hunk.chunks:
         parts.append("@@\n" if chunk.change_context is None else f"@@ {chunk.change_context}\n")

@@ -29,7 +29,7 @@ def format_wall_time(seconds: float) -> str:
 
 
 def model_output(exit_code: int, stdout: str, stderr: str, duration: float) -> str:
-    """The text the model receives for an attempt (spec 6.2)."""
+    """The text the model receives for an attempt (docs/behaviour.md §6.2)."""
     return (
         f"Exit code: {exit_code}\nWall time: {format_wall_time(duration)} seconds\n"
         f"Output:\n{stdout}{stderr}"
@@ -102,9 +102,9 @@ def _is_sandbox_denial(error: ApplyPatchError) -> bool:
 def _failure_detail(error: ApplyPatchError) -> str:
     """The error of a failed attempt with its reason, for ``CallResult.error``.
 
-    The reference's write and delete errors name only the path (spec 5.3), and that text stays
-    the stderr; the detail adds why: the sandbox's denial (which path, which rule) or the OS
-    error, unless the text already says it.
+    The reference's write and delete errors name only the path (docs/behaviour.md §5.3), and that
+    text stays the stderr; the detail adds why: the sandbox's denial (which path, which rule) or the
+    OS error, unless the text already says it.
     """
     text = str(error)
     cause = getattr(error, "cause", None)

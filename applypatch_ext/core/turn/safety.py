@@ -1,4 +1,5 @@
-"""Decide whether a verified patch runs on its own, needs the user, or is refused (spec 7).
+"""Decide whether a verified patch runs on its own, needs the user, or is refused (docs/behaviour.md
+§7).
 
 :func:`assess_patch_safety` is Codex's decision table: it looks at the proposed change map of a
 verification (every key and every move destination), the approval policy and the sandbox
@@ -7,8 +8,8 @@ is lexical (:meth:`~applypatch_ext.core.turn.policy.SandboxPolicy.is_writable`):
 symlinks are not looked at, which is why an auto-approved patch still runs inside the sandbox.
 
 Nothing here reads or writes files, and nothing asks anyone: the caller acts on the result.
-The check only sees the map, so a legacy (folded) map can hide a hunk's paths (spec 7.4);
-verification rejects duplicate paths by default for that reason.
+The check only sees the map, so a legacy (folded) map can hide a hunk's paths (docs/behaviour.md
+§7.4); verification rejects duplicate paths by default for that reason.
 """
 
 from __future__ import annotations
@@ -88,8 +89,8 @@ def hunk_write_paths(hunks: Iterable[Hunk], cwd: str) -> list[str]:
     move destination, without repeats.
 
     Unlike :func:`writable_paths` this reads the hunks that will run, not the proposed map, so
-    a path folded away by ``--duplicates fold`` (spec 7.4) is still listed. Without duplicate
-    hunks both give the same list in the same order. Raises ``InvalidPathError`` like
+    a path folded away by ``--duplicates fold`` (docs/behaviour.md §7.4) is still listed. Without
+    duplicate hunks both give the same list in the same order. Raises ``InvalidPathError`` like
     verification for a path no file name can hold.
     """
     hunks = list(hunks)
@@ -117,7 +118,7 @@ def assess_patch_safety(
     *,
     platform_sandbox_available: bool = True,
 ) -> SafetyCheck:
-    """Codex's decision for a verified patch (the table of spec 7.3, in its order)."""
+    """Codex's decision for a verified patch (the table of docs/behaviour.md §7.3, in its order)."""
     if action.is_empty():
         return Reject(EMPTY_PATCH_REASON)
     if policy.kind == UNTRUSTED:

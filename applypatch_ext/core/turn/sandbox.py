@@ -1,11 +1,11 @@
 """Where a patch may write: the permission profile, its writable roots, and a confining view.
 
 :class:`SandboxPolicy` answers "may this path be written?" lexically, without touching the disk,
-the way Codex's safety check does (spec 7.2): a path is writable when it lies inside a writable
-root and not inside a read-only carve-out (``.git``, ``.agents``, ``.codex`` directly under a
-root, whether they exist or not). When roots nest, the most specific entry wins: a carve-out of
-the project root stays read-only even if an enclosing root (``/tmp``) contains it, and a
-configured root that is itself a carve-out of another root is writable.
+the way Codex's safety check does (docs/behaviour.md §7.2): a path is writable when it lies inside a
+writable root and not inside a read-only carve-out (``.git``, ``.agents``, ``.codex`` directly under
+a root, whether they exist or not). When roots nest, the most specific entry wins: a carve-out of
+the project root stays read-only even if an enclosing root (``/tmp``) contains it, and a configured
+root that is itself a carve-out of another root is writable.
 
 :class:`SandboxedFilesystem` plays the platform sandbox for the pipeline's attempts: a
 :class:`~applypatch_ext.core.apply.fs.Filesystem` view whose writes raise :class:`SandboxDenied` (an
@@ -155,7 +155,8 @@ class SandboxedFilesystem:
 
 
 class SymlinkRefused(PermissionError):
-    """No-follow mode refused a path with a symlink in one of its components (spec 5.6)."""
+    """No-follow mode refused a path with a symlink in one of its components (docs/behaviour.md
+    §5.6)."""
 
     def __init__(self, path: str, link: str) -> None:
         self.message = f"no-follow mode: {path} goes through the symlink {link}"
@@ -170,8 +171,8 @@ class SymlinkRefused(PermissionError):
 
 
 class NoFollowFilesystem:
-    """The unsandboxed retry's view (spec 5.6): a change to a path whose leaf or any ancestor
-    is a symlink fails before anything is written, so an escalated attempt cannot be led
+    """The unsandboxed retry's view (docs/behaviour.md §5.6): a change to a path whose leaf or any
+    ancestor is a symlink fails before anything is written, so an escalated attempt cannot be led
     outside the paths it was approved for. Reads and metadata pass through."""
 
     def __init__(self, inner: Filesystem) -> None:

@@ -1,4 +1,4 @@
-"""The stages of one apply_patch call, one function each (spec 6).
+"""The stages of one apply_patch call, one function each (docs/behaviour.md §6).
 
 :class:`~.turn.ApplyPatchCall` runs them in order and keeps the call's
 :class:`~.result.Progress`; each takes what it needs and returns a small record, or a
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 from ..apply.changes import AppliedPatchDelta, ApplyPatchAction
 from ..apply.content_check import InvalidContent, check_proposed_content
-from ..apply.explain import explain_error
+from ..apply.explain import explain
 from ..apply.fs import Filesystem, LocalFilesystem, resolve_path
 from ..apply.journal import DiskJournal, JournalBusy, JournalError, pending
 from ..apply.runtime import AffectedPaths, ApplyOutcome, apply_hunks
@@ -225,7 +225,7 @@ def verify(
     except CancelledError:
         raise
     except ApplyPatchError as exc:
-        explanation = explain_error(exc, fs, options.line_endings)
+        explanation = explain(exc)
         message = VERIFICATION_FAILED + str(exc)
         return Stop(CallStatus.ERROR, message, error=str(exc), explanation=explanation)
 
@@ -276,7 +276,7 @@ def begin(ctx: CallContext, prepared: Prepared) -> Changes:
 def write_paths(prepared: Prepared) -> tuple[str, ...]:
     """The paths the attempts can write, read from the hunks that will run (the runtime
     re-parses the canonical text): a folded map (--duplicates fold) may hide a move
-    destination (spec 7.4)."""
+    destination (docs/behaviour.md §7.4)."""
     return tuple(hunk_write_paths(parse_patch(prepared.parsed.patch).hunks, prepared.cwd))
 
 
@@ -348,8 +348,8 @@ def attempt(
     if sandboxed:
         base = SandboxedFilesystem(base, options.sandbox, root, approved=approved)
     elif not options.sandbox.has_full_disk_write():
-        # An escalated retry of a sandboxed call runs in no-follow mode (spec 5.6), and
-        # changes nothing but the paths it was granted.
+        # An escalated retry of a sandboxed call runs in no-follow mode (docs/behaviour.md
+        # §5.6), and changes nothing but the paths it was granted.
         base = NoFollowFilesystem(GrantedFilesystem(base, approved))
     faulty.begin_attempt(base, sandboxed=sandboxed)
     hunks = parse_patch(prepared.parsed.patch).hunks  # the runtime re-parses the canonical text

@@ -1,4 +1,5 @@
-"""One apply_patch tool call, from patch text to TurnDiff: the handler and orchestrator (spec 6).
+"""One apply_patch tool call, from patch text to TurnDiff: the handler and orchestrator
+(docs/behaviour.md §6).
 
 A :class:`Turn` holds what lives for one user turn: its environments (named working
 directories), the :class:`~.turn_diff.TurnDiffTracker`, the :class:`~.events.EventRecorder` and

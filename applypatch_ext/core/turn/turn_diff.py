@@ -1,7 +1,7 @@
 """The turn diff: one git-style diff of everything apply_patch committed during a user turn.
 
-What this module does (spec 8): :class:`TurnDiffTracker` folds the committed deltas
-(:class:`~..apply.changes.AppliedPatchDelta`, spec 5.4) of every apply_patch call of a
+What this module does (docs/behaviour.md §8): :class:`TurnDiffTracker` folds the committed deltas
+(:class:`~..apply.changes.AppliedPatchDelta`, docs/behaviour.md §5.4) of every apply_patch call of a
 turn into three maps keyed by ``(environment id, absolute path)`` -- the text at the start of
 the turn, the text now, and where a moved file came from -- and renders them as one
 ``diff --git`` text (mode ``100644``, full git blob ids, radius-3 hunks of
@@ -13,7 +13,7 @@ the metadata of ``.git`` entries), so it knows nothing the deltas do not say; an
 therefore makes it give up for the rest of the turn. It writes no ``old mode``/``new mode``,
 ``rename from``/``to`` or ``similarity index`` lines and no binary patches (a rename shows only
 through differing ``a/`` and ``b/`` paths, which ``git apply`` understands). It sends no events
-(spec 6.5 and 8.8 belong to the caller, helped by the return value of
+(docs/behaviour.md §6.5 and §8.8 belong to the caller, helped by the return value of
 :meth:`TurnDiffTracker.track_delta`) and it is not thread-safe.
 """
 
@@ -129,7 +129,7 @@ _CacheKey: TypeAlias = tuple[TrackedPath, int | None, TrackedPath, int | None]
 
 
 class TurnDiffTracker:
-    """The net diff of one user turn, built only from committed deltas (spec 8).
+    """The net diff of one user turn, built only from committed deltas (docs/behaviour.md §8).
 
     ``environments`` maps each environment id to its cwd; an environment's display root is
     ``display_roots[id]`` if given, else :func:`find_display_root` of its cwd (looked up once,
@@ -218,7 +218,8 @@ class TurnDiffTracker:
     # -- folding --------------------------------------------------------------------------------
 
     def track_delta(self, delta: AppliedPatchDelta, environment_id: str = "") -> bool:
-        """Fold one call's committed delta (spec 8.2); True if the rendered diff may differ.
+        """Fold one call's committed delta (docs/behaviour.md §8.2); True if the rendered diff may
+        differ.
 
         An invalid tracker ignores everything. An inexact delta invalidates the tracker (a
         change it cannot describe happened). An empty exact delta changes nothing.
@@ -256,7 +257,7 @@ class TurnDiffTracker:
         return changed
 
     def invalidate(self) -> None:
-        """Forget everything: no diff for the rest of the turn (spec 8.7)."""
+        """Forget everything: no diff for the rest of the turn (docs/behaviour.md §8.7)."""
         if not self._valid:
             return
         self._valid = False
@@ -356,12 +357,13 @@ class TurnDiffTracker:
         return display
 
     def _sort_key(self, key: TrackedPath) -> tuple[str, str, str]:
-        # The display string decides (spec 8.4); the key only breaks ties between two paths that
-        # display alike, so that the order never depends on insertion order.
+        # The display string decides (docs/behaviour.md §8.4); the key only breaks ties between two
+        # paths that display alike, so that the order never depends on insertion order.
         return (self._display(key), key[0], key[1])
 
     def _rename_pairs(self) -> dict[TrackedPath, TrackedPath]:
-        """Source -> destination of the moves that render as one rename block (spec 8.3)."""
+        """Source -> destination of the moves that render as one rename block (docs/behaviour.md
+        §8.3)."""
         pairs: dict[TrackedPath, TrackedPath] = {}
         for dest, source in self._origin.items():
             if (
@@ -382,8 +384,8 @@ class TurnDiffTracker:
     def _walk(
         self,
     ) -> Iterator[tuple[TrackedPath, _Text | None, TrackedPath, _Text | None, _CacheKey]]:
-        """The file blocks of the aggregate in order (spec 8.4): left key and text, right key
-        and text, render-cache key."""
+        """The file blocks of the aggregate in order (docs/behaviour.md §8.4): left key and text,
+        right key and text, render-cache key."""
         pairs = self._rename_pairs()
         paired_destinations = set(pairs.values())
         keys = sorted(self._baseline.keys() | self._current.keys(), key=self._sort_key)

@@ -17,8 +17,8 @@ from applypatch_ext.core.agents.replay import (
 from applypatch_ext.core.agents.rollout import read_rollout
 from applypatch_ext.core.turn.options import PipelineOptions
 
-from ..rollouts import ROLLOUTS, SCENARIOS, VERSIONS, project_after, project_before, rollout_path
-from ..trees import snapshot_dir
+from ...rollouts import ROLLOUTS, SCENARIOS, VERSIONS, project_after, project_before, rollout_path
+from ...trees import snapshot_dir
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)

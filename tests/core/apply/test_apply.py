@@ -1,4 +1,5 @@
-"""Application hunk by hunk and the committed delta (spec 5.3, 5.4), on disk and in memory."""
+"""Application hunk by hunk and the committed delta (docs/behaviour.md §5.3, §5.4), on disk and in
+memory."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from applypatch_ext.core.errors import CancelledError, ComputeReplacementsError,
 from applypatch_ext.core.parse.parser import parse_patch
 from applypatch_ext.core.turn.faults import FaultyFilesystem
 
-from .conftest import Workspace
+from ..conftest import Workspace
 
 
 def run(ws: Workspace, body: str, *faults: str, line_endings: str = "preserve"):  # type: ignore[no-untyped-def]

@@ -10,13 +10,13 @@ import pytest
 from applypatch_ext.core.apply.fs import (
     MAX_READ_BYTES,
     LocalFilesystem,
-    MemoryFilesystem,
     normalize_path,
     resolve_path,
 )
+from applypatch_ext.core.apply.memfs import MemoryFilesystem
 from applypatch_ext.core.text import format_io_error
 
-from .conftest import Workspace
+from ..conftest import Workspace
 
 
 @pytest.mark.parametrize(

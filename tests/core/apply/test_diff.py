@@ -1,10 +1,10 @@
 """Tests for applypatch_ext.core.apply.diff: byte-identical output of the crate ``similar`` 2.7.0.
 
-Expected values come from spec 4.5 / 8.5 / 8.6, from the crate's own tests and insta snapshots
-(``src/algorithms/myers.rs``, ``replace.rs``, ``capture.rs``, ``src/udiff.rs``,
-``src/text/mod.rs``), from Codex's ``file_update_tests``, and from outputs of the crate itself
-for the compaction and CR cases (similar 2.2.1, whose Myers, compaction, replace and unified
-diff code is unchanged up to 2.7.0).
+Expected values come from docs/behaviour.md §4.5 / §8.5 / §8.6, from the crate's own tests and insta
+snapshots (``src/algorithms/myers.rs``, ``replace.rs``, ``capture.rs``, ``src/udiff.rs``,
+``src/text/mod.rs``), from Codex's ``file_update_tests``, and from outputs of the crate itself for
+the compaction and CR cases (similar 2.2.1, whose Myers, compaction, replace and unified diff code
+is unchanged up to 2.7.0).
 """
 
 from __future__ import annotations
@@ -305,14 +305,14 @@ ALPHABET_OLD = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 ALPHABET_NEW = ALPHABET_OLD.replace("s", "S").replace("O", "o")
 
 UDIFF_VECTORS = [
-    # Spec 4.5 and Codex's file_update_tests (radius 1, no header).
+    # docs/behaviour.md §4.5 and Codex's file_update_tests (radius 1, no header).
     pytest.param(
         "foo\nbar\nbaz\nqux\n",
         "foo\nBAR\nbaz\nQUX\n",
         1,
         None,
         "@@ -1,4 +1,4 @@\n foo\n-bar\n+BAR\n baz\n-qux\n+QUX\n",
-        id="spec-4.5-two-changes",
+        id="behaviour-4.5-two-changes",
     ),
     pytest.param(
         "foo\nbar\nbaz\n",
@@ -320,7 +320,7 @@ UDIFF_VECTORS = [
         1,
         None,
         "@@ -3 +3,2 @@\n baz\n+quux\n",
-        id="spec-4.5-append",
+        id="behaviour-4.5-append",
     ),
     pytest.param(
         "foo\nbar\nbaz\n",
@@ -354,14 +354,14 @@ UDIFF_VECTORS = [
         "@@ -1 +1 @@\n-session directory content\n+updated session directory content\n",
         id="codex-single-line",
     ),
-    # Spec 8.6 and the crate's udiff.rs / text/mod.rs tests.
+    # docs/behaviour.md §8.6 and the crate's udiff.rs / text/mod.rs tests.
     pytest.param(
         "a\n",
         "b",
         3,
         None,
         "@@ -1 +1 @@\n-a\n+b\n\\ No newline at end of file\n",
-        id="spec-8.6-newline-hint",
+        id="behaviour-8.6-newline-hint",
     ),
     pytest.param(
         "a\n",
@@ -399,14 +399,14 @@ UDIFF_VECTORS = [
         "@@ -1 +1,0 @@\n-\x18\n@@ -2,0 +2,2 @@\n+\n+\r",
         id="crate-test_regression_issue_37",
     ),
-    # Spec 8.5: the hunks of the TurnDiff worked examples (radius 3, a/ b/ header).
+    # docs/behaviour.md §8.5: the hunks of the TurnDiff worked examples (radius 3, a/ b/ header).
     pytest.param(
         "",
         "foo\nbar\n",
         3,
         ("/dev/null", "b/a.txt"),
         "--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1,2 @@\n+foo\n+bar\n",
-        id="spec-8.5-add-then-update",
+        id="behaviour-8.5-add-then-update",
     ),
     pytest.param(
         "line\n",
@@ -414,7 +414,7 @@ UDIFF_VECTORS = [
         3,
         ("a/src.txt", "b/dst.txt"),
         "--- a/src.txt\n+++ b/dst.txt\n@@ -1 +1 @@\n-line\n+line2\n",
-        id="spec-8.5-move-and-change",
+        id="behaviour-8.5-move-and-change",
     ),
     pytest.param(
         "from\n",
@@ -422,7 +422,7 @@ UDIFF_VECTORS = [
         3,
         ("a/a.txt", "/dev/null"),
         "--- a/a.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-from\n",
-        id="spec-8.5-deleted-source",
+        id="behaviour-8.5-deleted-source",
     ),
     pytest.param(
         "existing\n",
@@ -430,16 +430,16 @@ UDIFF_VECTORS = [
         3,
         ("a/b.txt", "b/b.txt"),
         "--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-existing\n+new\n",
-        id="spec-8.5-overwritten-destination",
+        id="behaviour-8.5-overwritten-destination",
     ),
-    pytest.param("", "", 3, ("/dev/null", "b/e.txt"), "", id="spec-8.5-empty-add-no-hunk"),
+    pytest.param("", "", 3, ("/dev/null", "b/e.txt"), "", id="behaviour-8.5-empty-add-no-hunk"),
     pytest.param(
         "old",
         "new\n",
         3,
         ("a/n.txt", "b/n.txt"),
         "--- a/n.txt\n+++ b/n.txt\n@@ -1 +1 @@\n-old\n\\ No newline at end of file\n+new\n",
-        id="spec-8.5-old-without-newline",
+        id="behaviour-8.5-old-without-newline",
     ),
     # CR characters are part of the tokens and are written verbatim.
     pytest.param(

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import pytest
 
+from applypatch_ext.core.apply.contents import derive_new_contents
 from applypatch_ext.core.apply.explain import (
     MAX_CHAR_DIFF,
-    explain_error,
+    explain,
     explain_match_failure,
-    file_lines_for_matching,
 )
-from applypatch_ext.core.apply.fs import MemoryFilesystem
+from applypatch_ext.core.apply.memfs import MemoryFilesystem
 from applypatch_ext.core.apply.verify import verify_patch
 from applypatch_ext.core.errors import ComputeReplacementsError, IoError, MatchFailure
+from applypatch_ext.core.parse.model import UpdateFileChunk
 from applypatch_ext.core.parse.parser import parse_patch
 from applypatch_ext.core.text import LineEndings
 
@@ -77,11 +78,15 @@ def test_long_lines_are_compared_by_prefix_and_suffix() -> None:
     ("mode", "lines"),
     [(LineEndings.PRESERVE, ["a", "b", "c"]), (LineEndings.LF, ["a\r", "b", "c"])],
 )
-def test_lines_as_the_matcher_sees_them(mode: LineEndings, lines: list[str]) -> None:
-    assert file_lines_for_matching("a\r\nb\nc", mode) == lines
+def test_a_failure_carries_the_lines_the_matcher_saw(mode: LineEndings, lines: list[str]) -> None:
+    chunk = UpdateFileChunk(None, ("zzz",), ("yyy",))
+    with pytest.raises(ComputeReplacementsError) as info:
+        derive_new_contents("a\r\nb\nc", "/w/f.txt", (chunk,), mode)
+    assert info.value.failure is not None
+    assert list(info.value.failure.file_lines) == lines
 
 
-def test_explain_error_re_reads_the_file() -> None:
+def test_explain_uses_what_verification_read_and_never_the_disk() -> None:
     fs = MemoryFilesystem({"/w/f.py": "def f():\n    return  1\n"})
     parsed = parse_patch(
         "*** Begin Patch\n*** Update File: f.py\n@@\n def f():\n-    return 1\n+    return 2\n"
@@ -89,7 +94,9 @@ def test_explain_error_re_reads_the_file() -> None:
     )
     with pytest.raises(ComputeReplacementsError) as info:
         verify_patch(parsed, "/w", fs)
-    explained = explain_error(info.value, fs)
+    fs.remove_file("/w/f.py")  # gone from the disk: the explanation does not need it
+    explained = explain(info.value)
     assert explained is not None
     assert [p.match_pass for p in explained.pairs] == [0, None]
-    assert explain_error(IoError("Failed to write file /w/x"), fs) is None
+    assert [p.actual for p in explained.pairs] == ["def f():", "    return  1"]
+    assert explain(IoError("Failed to write file /w/x")) is None

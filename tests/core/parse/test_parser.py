@@ -1,8 +1,8 @@
-"""Tests of :mod:`applypatch_ext.core.parse.parser` against spec sections 1 and 9.2.
+"""Tests of :mod:`applypatch_ext.core.parse.parser` against docs/behaviour.md §1 and §9.2.
 
-Expected texts are written out from the spec (1.7) rather than imported from the code, so that a
-wrong constant in the parser shows up here. Line numbers are those of the canonical text: after
-the outer trim and after removal of a heredoc wrapper (spec 1.7).
+Expected texts are written out from docs/behaviour.md §1.7 rather than imported from the code, so
+that a wrong constant in the parser shows up here. Line numbers are those of the canonical text:
+after the outer trim and after removal of a heredoc wrapper (§1.7).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from applypatch_ext.core.parse.model import (
 )
 from applypatch_ext.core.parse.parser import canonical_patch_lines, parse_patch
 
-from ..scenarios import REFERENCE_SCENARIOS, reference_params
-from .spec_texts import (
+from ...scenarios import REFERENCE_SCENARIOS, reference_params
+from ..spec_texts import (
     BEGIN,
     DUPLICATE_ENV,
     EMPTY_ENV,
@@ -41,7 +41,8 @@ from .spec_texts import (
 
 
 def chunk(*diff_lines: str, context: str | None = None, eof: bool = False) -> UpdateFileChunk:
-    """The chunk that the given ``' '``/``'-'``/``'+'``/empty lines describe (spec 1.8)."""
+    """The chunk that the given ``' '``/``'-'``/``'+'``/empty lines describe (docs/behaviour.md
+    §1.8)."""
     old: list[str] = []
     new: list[str] = []
     indices: list[tuple[int, int]] = []
@@ -64,7 +65,7 @@ def update(path: str, *chunks: UpdateFileChunk, move: str | None = None) -> Upda
     return UpdateFile(path, move, tuple(chunks))
 
 
-# --- errors (spec 1.2, 1.5, 1.6, 1.7) ---------------------------------------------------------
+# --- errors (docs/behaviour.md §1.2, §1.5, §1.6, §1.7) --------------------------------------------
 
 # (text, message, line number); a line number of None means an InvalidPatch (whole-patch) error.
 ERROR_CASES = [
@@ -504,7 +505,7 @@ VALID_CASES = [
             ),
         ),
         None,
-        id="spec-9.2-full-example",
+        id="behaviour-9.2-full-example",
     ),
     pytest.param(
         patch("*** Update File: file2.py", " import foo", "+bar", "*** Add File: other.py", "+x"),
@@ -853,7 +854,7 @@ def test_parsed_patch_is_a_sequence_of_its_hunks() -> None:
     assert [h.target_path for h in parsed] == ["path/add.py", "path/delete.py", "path/update2.py"]
 
 
-# --- outer normalisation and the canonical text (spec 1.2) --------------------------------------
+# --- outer normalisation and the canonical text (docs/behaviour.md §1.2) --------------------------
 
 INNER = patch("*** Add File: a.txt", "+hello")
 
@@ -911,7 +912,7 @@ CR_CASES = [
 
 @pytest.mark.parametrize(("line_end", "expected_old"), CR_CASES)
 def test_carriage_returns_before_newline(line_end: str, expected_old: str) -> None:
-    # Rust-lines drops one CR (spec 1.2 step 1), the streaming parser another (spec 2.2).
+    # Rust-lines drops one CR (docs/behaviour.md §1.2 step 1), the streaming parser another (§2.2).
     assert parse_patch(cr_text(line_end)).hunks == (
         UpdateFile("f", None, (UpdateFileChunk(None, (expected_old,), ("new",)),)),
     )
@@ -950,7 +951,8 @@ def test_str_of_parsed_patch_is_canonical_text(text: str) -> None:
 
 def test_canonical_text_reparsed_loses_another_carriage_return() -> None:
     # The canonical text keeps "-old\r\r" (Rust-lines dropped one CR); parsing it again drops
-    # one CR per pass (spec 1.2 step 1 and 2.2), as the reference does when it re-parses.
+    # one CR per pass (docs/behaviour.md §1.2 step 1 and §2.2), as the reference does when it
+    # re-parses.
     parsed = parse_patch(cr_text("\r\r\r\n"))
     assert "-old\r\r\n" in parsed.patch
     assert parse_patch(parsed.patch).hunks == (update("f", chunk("-old", "+new")),)
@@ -962,9 +964,9 @@ def test_render_patch_text_of_full_example() -> None:
     assert render_patch(parsed.hunks, "remote").splitlines()[1] == "*** Environment ID: remote"
 
 
-# --- the reference scenarios, read in place (spec 9.1) ---------------------------------------
+# --- the reference scenarios, read in place (docs/behaviour.md §9.1) ------------------------------
 
-# Scenarios whose patch does not parse: message and line number (spec 9.1).
+# Scenarios whose patch does not parse: message and line number (docs/behaviour.md §9.1).
 CONFORMANCE_PARSE_ERRORS = {
     "008_rejects_empty_update_hunk": (empty_update("foo.txt"), 2),
     "013_rejects_invalid_hunk_header": (not_a_header("*** Frobnicate File: foo"), 2),

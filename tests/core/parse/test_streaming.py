@@ -1,4 +1,4 @@
-"""Tests of :mod:`applypatch_ext.core.parse.streaming` against spec section 2 (and 1.4-1.7).
+"""Tests of :mod:`applypatch_ext.core.parse.streaming` against docs/behaviour.md §2 (and 1.4-1.7).
 
 The batch parser feeds the canonical text through the streaming parser, so most properties here
 compare the two: any way of cutting the text into deltas must give exactly the batch result.
@@ -26,7 +26,7 @@ from applypatch_ext.core.parse.model import (
 from applypatch_ext.core.parse.parser import canonical_patch_lines, parse_patch
 from applypatch_ext.core.parse.streaming import HunkSnapshot, StreamingPatchParser
 
-from .spec_texts import (
+from ..spec_texts import (
     BEGIN,
     DUPLICATE_ENV,
     EMPTY_ENV,
@@ -86,7 +86,7 @@ def update(path: str, *chunks: UpdateFileChunk, move: str | None = None) -> Upda
     return UpdateFile(path, move, tuple(chunks))
 
 
-# --- partial shapes (spec 2.2) ------------------------------------------------------------------
+# --- partial shapes (docs/behaviour.md §2.2) ------------------------------------------------------
 
 # (deltas, the snapshot returned after each delta)
 PARTIAL_CASES = [
@@ -145,7 +145,7 @@ def test_partial_shapes(deltas: list[str], expected: list[tuple[Hunk, ...]]) -> 
     assert seen == expected
 
 
-# --- the 7-hunk patch, character by character (spec 2.2, 9.2) -----------------------------------
+# --- the 7-hunk patch, character by character (docs/behaviour.md §2.2, §9.2) ----------------------
 
 SEVEN_HUNKS = """*** Begin Patch
 *** Add File: docs/changelog.md
@@ -238,7 +238,7 @@ def test_seven_hunks_snapshots_read_late_equal_fresh_parse_of_prefix() -> None:
         assert snapshot == StreamingPatchParser().push_delta(SEVEN_HUNKS[:end]), end
 
 
-# --- a large generated patch (spec 2.2: work per delta, same result however cut) ---------------
+# --- a large generated patch (docs/behaviour.md §2.2: work per delta, same result however cut) ----
 
 
 def generate_patch(rng: random.Random, n_hunks: int) -> str:
@@ -267,7 +267,7 @@ def generate_patch(rng: random.Random, n_hunks: int) -> str:
                 if n_chunk or rng.random() < 0.8:
                     lines.append(rng.choice(["@@", "@@ def f_" + str(n_chunk) + "():"]))
                 for _ in range(rng.randint(1, 8)):
-                    # A bare empty line is an empty context line (spec 1.5 rule 8).
+                    # A bare empty line is an empty context line (docs/behaviour.md §1.5 rule 8).
                     lines.append("" if rng.random() < 0.1 else rng.choice(" -+ ") + text())
                 if rng.random() < 0.15:
                     lines.append("*** End of File")
@@ -452,7 +452,7 @@ def test_snapshot_is_a_read_only_sequence() -> None:
         snapshot[0] = DeleteFile("c")  # type: ignore[index]
 
 
-# --- finish (spec 2.3) --------------------------------------------------------------------------
+# --- finish (docs/behaviour.md §2.3) --------------------------------------------------------------
 
 # (deltas, hunks that finish() returns)
 FINISH_OK_CASES = [
@@ -568,7 +568,7 @@ def test_finish_rejects(deltas: list[str], message: str, line_number: int | None
     assert_error(info.value, message, line_number)
 
 
-# --- errors while pushing (spec 1.7 table of streaming_parser.rs, 9.2) --------------------------
+# --- errors while pushing (docs/behaviour.md §1.7 table of streaming_parser.rs, §9.2) -------------
 
 # (delta, message, line number or None)
 PUSH_ERROR_CASES = [
@@ -695,7 +695,7 @@ def test_error_is_sticky(text: str, later: Callable[[StreamingPatchParser], obje
         assert again.value.line_number == first.line_number
 
 
-# --- line endings (spec 2.2) --------------------------------------------------------------------
+# --- line endings (docs/behaviour.md §2.2) --------------------------------------------------------
 
 CRLF_STREAM = f"{BEGIN}\r\n*** Update File: file.txt\r\n@@\r\n-old\r\n+new\r\n{END}\r\n"
 
@@ -728,7 +728,7 @@ def test_add_contents_always_end_with_lf() -> None:
     assert tuple(final) == (AddFile("a", "one\ntwo\n"),)
 
 
-# --- streaming and batch agree on errors (spec 1.7) ---------------------------------------------
+# --- streaming and batch agree on errors (docs/behaviour.md §1.7) ---------------------------------
 
 # Canonical texts (Begin first, End last, no outer whitespace): (text, message, line or None)
 AGREEMENT_CASES = [
@@ -909,7 +909,7 @@ def test_any_split_gives_the_batch_result(text: str, data: st.DataObject) -> Non
     try:
         canonical = "\n".join(canonical_patch_lines(text))
     except ParseError as error:
-        # A boundary error of spec 1.2: no streaming involved.
+        # A boundary error of docs/behaviour.md §1.2: no streaming involved.
         assert batch == ("error", type(error), str(error), error.cli_text, None)
         return
     cuts = data.draw(_cuts(canonical), label="cuts")

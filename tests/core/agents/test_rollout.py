@@ -13,7 +13,7 @@ from applypatch_ext.core.agents.rollout import (
     unwrap_output,
 )
 
-from ..rollouts import SCENARIOS, VERSIONS, rollout_path
+from ...rollouts import SCENARIOS, VERSIONS, rollout_path
 
 EXPECTED_CALLS = {
     "session": [

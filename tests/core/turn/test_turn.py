@@ -1,5 +1,5 @@
-"""One tool call through the whole pipeline: every row of the failure table (spec 6), asserting
-the event sequence, the statuses, the delta, the tree and the TurnDiff."""
+"""One tool call through the whole pipeline: every row of the failure table (docs/behaviour.md §6),
+asserting the event sequence, the statuses, the delta, the tree and the TurnDiff."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from applypatch_ext.core.apply.changes import AppliedAdd, AppliedPatchDelta, AppliedUpdate
-from applypatch_ext.core.apply.fs import MemoryFilesystem
+from applypatch_ext.core.apply.memfs import MemoryFilesystem
 from applypatch_ext.core.apply.transaction import Transaction
 from applypatch_ext.core.interrupts import CancellationToken
 from applypatch_ext.core.turn.options import CallStatus, Decision, PipelineOptions
@@ -206,8 +206,8 @@ def test_sandbox_denial_and_retry(retry: str) -> None:
         assert files(fs) == {"inside.txt": b"in\n", "keep.txt": b"k\n"}
         assert result.delta.changes == (AppliedAdd(f"{ROOT}/inside.txt", "in\n"),)
         assert result.stderr == f"Failed to write file {ROOT}/keep.txt\n"
-    # A denied write counts as a failed write (spec 5.4): the delta is inexact, so the tracker is
-    # invalidated and no TurnDiff follows the end event.
+    # A denied write counts as a failed write (docs/behaviour.md §5.4): the delta is inexact, so the
+    # tracker is invalidated and no TurnDiff follows the end event.
     assert not result.delta.exact
     assert kinds[-1] == "patch_apply_end"
     assert result.turn_diff is None

@@ -1,4 +1,4 @@
-"""The streaming preview consumer (spec 6.3), with an injected clock: no sleeps."""
+"""The streaming preview consumer (docs/behaviour.md §6.3), with an injected clock: no sleeps."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Tests of :mod:`applypatch_ext.core.parse.invocation` against spec 1.3 and the
-``invocation.rs`` list of spec 9.2, plus the decisions written in the module docstring.
+"""Tests of :mod:`applypatch_ext.core.parse.invocation` against docs/behaviour.md §1.3 and the
+``invocation.rs`` list of docs/behaviour.md §9.2, plus the decisions written in the module
+docstring.
 
 Expected texts are written out here rather than imported, so that a wrong constant shows up.
 """

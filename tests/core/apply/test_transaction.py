@@ -9,7 +9,7 @@ from applypatch_ext.core.apply.transaction import JournalingFilesystem
 from applypatch_ext.core.parse.parser import parse_patch
 from applypatch_ext.core.turn.faults import FaultyFilesystem, parse_fault
 
-from .conftest import Workspace
+from ..conftest import Workspace
 
 PATCH = parse_patch(
     "*** Begin Patch\n"

@@ -1,4 +1,4 @@
-"""New file contents in both modes: the worked examples of spec 3.4, 4.1 and 4.2."""
+"""New file contents in both modes: the worked examples of docs/behaviour.md §3.4, §4.1 and §4.2."""
 
 from __future__ import annotations
 

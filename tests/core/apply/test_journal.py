@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from applypatch_ext.core.apply import journal as wal
-from applypatch_ext.core.apply.fs import LocalFilesystem, MemoryFilesystem
+from applypatch_ext.core.apply.fs import LocalFilesystem
 from applypatch_ext.core.apply.journal import DiskJournal, JournalEntry, JournalError
+from applypatch_ext.core.apply.memfs import MemoryFilesystem
 from applypatch_ext.core.apply.runtime import apply_hunks
 from applypatch_ext.core.apply.transaction import JournalingFilesystem, recover, restore
 from applypatch_ext.core.parse.parser import parse_patch

@@ -1,5 +1,6 @@
-"""The turn diff tracker (spec 8): worked examples, upstream's tracker tests, display roots, and
-a property test that ``git apply`` of the rendered diff turns the baseline into the current tree.
+"""The turn diff tracker (docs/behaviour.md §8): worked examples, upstream's tracker tests, display
+roots, and a property test that ``git apply`` of the rendered diff turns the baseline into the
+current tree.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from applypatch_ext.core.apply.changes import (
     AppliedPatchDelta,
     AppliedUpdate,
 )
-from applypatch_ext.core.apply.fs import LocalFilesystem, MemoryFilesystem
+from applypatch_ext.core.apply.fs import LocalFilesystem
+from applypatch_ext.core.apply.memfs import MemoryFilesystem
 from applypatch_ext.core.apply.runtime import apply_hunks
 from applypatch_ext.core.parse.parser import parse_patch
 from applypatch_ext.core.turn.turn_diff import TurnDiffTracker, find_display_root
@@ -98,12 +100,12 @@ def root(tmp_path: Path) -> Iterator[str]:
 
 
 def tracker_at(root: str) -> TurnDiffTracker:
-    """A tracker whose display root is ``root`` itself, as in the spec's examples."""
+    """A tracker whose display root is ``root`` itself, as in docs/behaviour.md §8.5."""
     return TurnDiffTracker({"": root}, display_roots={"": root})
 
 
 # --------------------------------------------------------------------------------------------
-# Spec 8.5 worked examples and upstream's turn_diff_tracker_tests.rs, one table.
+# docs/behaviour.md §8.5 worked examples and upstream's turn_diff_tracker_tests.rs, one table.
 
 _MOVE_OVER_EXISTING = f"""\
 diff --git a/a.txt b/a.txt

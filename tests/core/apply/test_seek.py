@@ -1,4 +1,4 @@
-"""The seek_sequence cascade (spec 3.1, 3.2)."""
+"""The seek_sequence cascade (docs/behaviour.md §3.1, §3.2)."""
 
 from __future__ import annotations
 

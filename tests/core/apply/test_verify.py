@@ -1,4 +1,5 @@
-"""Verification: the read-only proposed change map (spec 5.2) and its radius-1 diffs (4.5)."""
+"""Verification: the read-only proposed change map and its radius-1 diffs (docs/behaviour.md §5.2,
+§4.5)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from applypatch_ext.core.apply.verify import verify_patch
 from applypatch_ext.core.errors import ComputeReplacementsError, InvalidPatchError, IoError
 from applypatch_ext.core.parse.parser import parse_patch
 
-from .conftest import Workspace
+from ..conftest import Workspace
 
 
 def verify(ws: Workspace, body: str, **options: str):  # type: ignore[no-untyped-def]

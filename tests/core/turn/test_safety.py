@@ -1,4 +1,5 @@
-"""assess_patch_safety: the decision table, the path check and the folded-map gap (spec 7)."""
+"""assess_patch_safety: the decision table, the path check and the folded-map gap (docs/behaviour.md
+§7)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from applypatch_ext.core.apply.changes import (
     FileDelete,
     FileUpdate,
 )
-from applypatch_ext.core.apply.fs import MemoryFilesystem
+from applypatch_ext.core.apply.memfs import MemoryFilesystem
 from applypatch_ext.core.apply.runtime import apply_hunks
 from applypatch_ext.core.apply.verify import verify_patch
 from applypatch_ext.core.errors import InvalidPatchError, IoError
@@ -173,7 +174,8 @@ def test_safety_check_records(check: SafetyCheck, decision: str, json: dict[str,
 
 
 def test_hunk_write_paths_list_what_a_folded_map_hides() -> None:
-    """Fold mode keeps one map entry per key (spec 7.4); the hunks still hold every path."""
+    """Fold mode keeps one map entry per key (docs/behaviour.md §7.4); the hunks still hold every
+    path."""
     patch = (
         "*** Begin Patch\n*** Update File: a.txt\n*** Move to: ../out/evil.txt\n@@\n-a\n+b\n"
         "*** Add File: ./a.txt\n+z\n*** Delete File: /abs/gone.txt\n*** End Patch"
@@ -303,7 +305,7 @@ def test_untrusted_asks_without_looking_at_the_paths() -> None:
         assert assess_patch_safety(act, ApprovalPolicy("untrusted"), sandbox, CWD) == AskUser()
 
 
-# --- safety_tests.rs (spec 9.2) -------------------------------------------------------------------
+# --- safety_tests.rs (docs/behaviour.md §9.2) -----------------------------------------------------
 
 
 def test_writable_roots_constraint() -> None:
@@ -486,7 +488,7 @@ def test_one_outside_path_among_many_decides() -> None:
     assert assess_patch_safety(act, NEVER, workspace_only(), CWD) == OUTSIDE
 
 
-# --- the folded-map gap (spec 7.4) ----------------------------------------------------------------
+# --- the folded-map gap (docs/behaviour.md §7.4) --------------------------------------------------
 
 GAP_PATCH = """*** Begin Patch
 *** Update File: a.txt

@@ -1,4 +1,5 @@
-"""The sandbox policy (writable roots, carve-outs) and the confining filesystem view (spec 7.2)."""
+"""The sandbox policy (writable roots, carve-outs) and the confining filesystem view
+(docs/behaviour.md §7.2)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from collections.abc import Callable
 import pytest
 
 from applypatch_ext.core.apply.changes import AppliedAdd, AppliedPatchDelta
-from applypatch_ext.core.apply.fs import FileMetadata, LocalFilesystem, MemoryFilesystem
+from applypatch_ext.core.apply.fs import FileMetadata, LocalFilesystem
+from applypatch_ext.core.apply.memfs import MemoryFilesystem
 from applypatch_ext.core.apply.runtime import ApplyOutcome, apply_hunks
 from applypatch_ext.core.errors import IoError
 from applypatch_ext.core.parse.parser import parse_patch
@@ -29,7 +31,7 @@ from applypatch_ext.core.turn.sandbox import (
     SandboxedFilesystem,
 )
 
-from .conftest import Workspace
+from ..conftest import Workspace
 
 CWD = "/w"
 
