@@ -36,6 +36,7 @@ from .display import (
     visible,
     visible_lines,
 )
+from .record import show_call
 from .session import SESSION, CallView, PatchCallResult, run_streamed, summarize_event
 from .widget import ApplyPatchWidget
 
@@ -317,7 +318,7 @@ class ApplyPatchMagics(Magics):
         widget = None if args.no_widget else ApplyPatchWidget(dry_run=args.dry_run)
         view = CallView(call, widget)
         if widget is not None:
-            view.display_handle = display(widget, display_id=True)
+            view.display_handle = show_call(widget)  # the widget and its static record
         approver = None if args.approve == "ask" else args.approve
         result = run_streamed(
             view,
