@@ -9,7 +9,8 @@ autosave, real-time collaboration alike), a pre-save hook leaves out of the file
 * each output marked ``metadata["applypatch_ext"]["live"]`` whose record (an output marked
   ``{"record": <the same id>}``) is in the same cell, and
 * the widget state of those outputs' models, if the front end saved any ("Save Widget State
-  Automatically"): each is ~100 KB of the widget's own JavaScript.
+  Automatically"): each is ~100 KB of the widget's own JavaScript; and the models only they
+  referred to (each widget's ``layout``).
 
 The page keeps its live views; only the file changes. Enabled by
 ``etc/jupyter/jupyter_server_config.d/applypatch_ext.json`` (installed with the package; see
@@ -19,12 +20,15 @@ of the kernel side.
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 #: The key of the output metadata that marks a call's record and live widget.
 OUTPUT_KEY = "applypatch_ext"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+_REFERENCE = re.compile(r"IPY_MODEL_([0-9a-f]+)")
 
 
 def _marks(output: Any) -> dict[str, Any]:
@@ -56,12 +60,25 @@ def strip_live_views(notebook: dict[str, Any]) -> list[str]:
                 removed.append(view["model_id"])
         if len(kept) != len(outputs):
             cell["outputs"] = kept
-    widgets = notebook.get("metadata", {}).get("widgets")
-    state = widgets.get(WIDGET_STATE, {}).get("state") if isinstance(widgets, dict) else None
-    if isinstance(state, dict):
-        for model_id in removed:
-            state.pop(model_id, None)
+    metadata = notebook.get("metadata")
+    widgets = metadata.get("widgets") if isinstance(metadata, dict) else None
+    states = widgets.get(WIDGET_STATE) if isinstance(widgets, dict) else None
+    state = states.get("state") if isinstance(states, dict) else None
+    if isinstance(state, dict) and removed:
+        _drop_models(state, removed, json.dumps(cells))
     return removed
+
+
+def _drop_models(state: dict[str, Any], model_ids: list[str], outputs_text: str) -> None:
+    """Drop ``model_ids`` from a saved widget state, with the models only they referred to
+    (a widget's ``layout``): a model another saved model or an output refers to stays."""
+    pending = [m for m in model_ids if m in state]
+    while pending:
+        dropped = {m: state.pop(m) for m in pending if m in state}
+        children = set(_REFERENCE.findall(json.dumps(list(dropped.values()))))
+        still = json.dumps(list(state.values())) + outputs_text
+        pending = [c for c in children if c in state and f"IPY_MODEL_{c}" not in still]
+        pending = [c for c in pending if c not in outputs_text]
 
 
 def pre_save_hook(model: dict[str, Any], **_kwargs: Any) -> None:

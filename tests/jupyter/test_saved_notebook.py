@@ -123,6 +123,11 @@ def test_the_saved_file_keeps_the_records_not_the_live_views(
     [slider] = saved["cells"][3]["outputs"]
     slider_id = slider["data"][WIDGET_VIEW]["model_id"]
     assert kept[slider_id]["model_name"] == "IntSliderModel"
+    # what only the calls' views referred to (their layouts) went with them; the slider's stayed
+    slider_refs = set(re.findall(r"IPY_MODEL_([0-9a-f]+)", json.dumps(kept[slider_id])))
+    assert slider_refs and set(kept) == {slider_id} | slider_refs
+    layouts = [m for m, v in state.items() if v["model_name"] == "LayoutModel"]
+    assert len(layouts) == 4  # one per call's view, one for the slider
     assert len(json.dumps(saved)) < len(json.dumps(executed)) / 3
 
 
