@@ -2445,6 +2445,76 @@ function listen(model, onChange) {
 }
 
 /**
+ * While a view is alive, hide the call's static record (an output of its own, `data-applypatch-
+ * record` = the `record_id` trait; see applypatch_ext/jupyter/record.py), which is what a saved
+ * notebook shows without a kernel. The record is looked for among the view's ancestors, the
+ * nearest holding it first (in JupyterLab and Notebook 7: the cell's output area), and the
+ * branch under that ancestor holding the record is hidden, again whenever the output area
+ * changes; `dispose()` shows it again (the view is gone: a kernel restart, a closed widget).
+ * @param {HTMLElement} el
+ * @param {string} recordId
+ */
+export function recordHider(el, recordId) {
+  /** @type {HTMLElement | null} */
+  let hidden = null;
+  /** @type {MutationObserver | null} */
+  let observer = null;
+  const selector = `[data-applypatch-record="${recordId.replace(/["\\]/g, "")}"]`;
+  const show = () => {
+    if (hidden) hidden.style.removeProperty("display");
+    hidden = null;
+  };
+  /** The record's branch under the nearest ancestor of `el` that holds it, and that ancestor. */
+  const find = () => {
+    for (let scope = el.parentElement, depth = 0; scope && depth < 8; scope = scope.parentElement, depth++) {
+      const record = scope.querySelector(selector);
+      if (!record) continue;
+      let branch = /** @type {HTMLElement} */ (record);
+      while (branch.parentElement && branch.parentElement !== scope) branch = branch.parentElement;
+      return { scope, branch };
+    }
+    return null;
+  };
+  const apply = () => {
+    if (hidden && hidden.isConnected && hidden.style.display === "none") return;
+    const found = find();
+    if (!found) return;
+    if (hidden !== found.branch) show();
+    hidden = found.branch;
+    hidden.style.display = "none";
+  };
+  let disposed = false;
+  const start = () => {
+    apply();
+    const area = /** @type {HTMLElement | null} */ (el.closest(".jp-OutputArea"));
+    const watched = area ?? el.parentElement?.parentElement?.parentElement ?? null;
+    if (watched && typeof MutationObserver !== "undefined") {
+      // The whole area: a record rendered after the view, or re-rendered, is hidden at once.
+      observer = new MutationObserver(apply);
+      observer.observe(watched, { childList: true, subtree: true });
+    }
+  };
+  // (a fake DOM without parents, in the node tests, has nothing to hide)
+  if (recordId && "parentElement" in el) {
+    // The view is rendered before the front end attaches it: start once it is in the page.
+    const whenAttached = () => {
+      if (disposed) return;
+      if (el.isConnected) start();
+      else requestAnimationFrame(whenAttached);
+    };
+    whenAttached();
+  }
+  return {
+    apply,
+    dispose() {
+      disposed = true;
+      observer?.disconnect();
+      show();
+    },
+  };
+}
+
+/**
  * @param {{model: Model, el: HTMLElement}} props
  * @returns {() => void}
  */
@@ -2481,6 +2551,12 @@ function render({ model, el }) {
   root.append(header.el, header.cwd, ...Object.values(rest).map((s) => s.el));
   el.append(root);
   const fold = folder([view.patch.el, view.planned.el], endedAtStart);
+  let record = recordHider(el, str(get("record_id")));
+  const onRecord = () => {
+    record.dispose();
+    record = recordHider(el, str(get("record_id")));
+  };
+  model.on("change:record_id", onRecord);
 
   /** @param {string} name */
   const update = (name) => {
@@ -2530,6 +2606,8 @@ function render({ model, el }) {
     view.notebooks.dispose();
     view.turnDiff.dispose();
     fold.dispose();
+    model.off("change:record_id", onRecord);
+    record.dispose();
   };
 }
 

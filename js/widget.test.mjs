@@ -48,6 +48,7 @@ import widget, {
   pairWords,
   patchSection,
   plannedSection,
+  recordHider,
   recordHistory,
   relativePath,
   resultSection,
@@ -2091,5 +2092,99 @@ describe("notebooks as cells", () => {
     const before = model.handlerCount();
     cleanup();
     assert.ok(before > 0 && model.handlerCount() === 0);
+  });
+});
+
+describe("recordHider", () => {
+  /** A node of a tiny tree: parents, a data attribute, inline style (what the hider uses). */
+  class TreeNode {
+    /** @param {TreeNode | null} parent @param {string | null} record */
+    constructor(parent = null, record = null) {
+      this.parentElement = parent;
+      /** @type {TreeNode[]} */
+      this.children = [];
+      this.record = record;
+      this.isConnected = true;
+      /** @type {Record<string, any>} */
+      this.style = {
+        display: "",
+        /** @param {string} name */
+        removeProperty(name) {
+          this[name] = "";
+        },
+      };
+      if (parent) parent.children.push(this);
+    }
+    /** @param {string} selector */
+    querySelector(selector) {
+      const id = /data-applypatch-record="([^"]*)"/.exec(selector)?.[1];
+      /** @param {TreeNode} node @returns {TreeNode | null} */
+      const walk = (node) => {
+        for (const child of node.children) {
+          if (child.record === id) return child;
+          const found = walk(child);
+          if (found) return found;
+        }
+        return null;
+      };
+      return walk(this);
+    }
+    closest() {
+      return null;
+    }
+  }
+
+  /** An output area: the record's output (record inside), then the view's output (el inside). */
+  function outputArea(id = "abc") {
+    const area = new TreeNode();
+    const recordOutput = new TreeNode(area);
+    new TreeNode(new TreeNode(recordOutput), id);
+    const viewOutput = new TreeNode(area);
+    const el = new TreeNode(new TreeNode(viewOutput));
+    return { area, recordOutput, viewOutput, el };
+  }
+
+  test("hides the record's output while the view lives, shows it again after", () => {
+    const { recordOutput, viewOutput, el } = outputArea();
+    const hider = recordHider(/** @type {any} */ (el), "abc");
+    assert.equal(recordOutput.style.display, "none");
+    assert.equal(viewOutput.style.display, "");
+    hider.dispose();
+    assert.equal(recordOutput.style.display, "");
+  });
+
+  test("leaves other records, and a view without a record, alone", () => {
+    const { recordOutput, el } = outputArea("other");
+    recordHider(/** @type {any} */ (el), "abc");
+    assert.equal(recordOutput.style.display, "");
+    recordHider(/** @type {any} */ (el), "");
+    assert.equal(recordOutput.style.display, "");
+  });
+
+  test("a record that comes after the view is hidden when apply() runs", () => {
+    const area = new TreeNode();
+    const el = new TreeNode(new TreeNode(new TreeNode(area)));
+    const hider = recordHider(/** @type {any} */ (el), "late");
+    const recordOutput = new TreeNode(area);
+    new TreeNode(recordOutput, "late");
+    hider.apply(); // what the output area's MutationObserver calls
+    assert.equal(recordOutput.style.display, "none");
+  });
+
+  test("render() with the fake DOM (no parents) renders and disposes", () => {
+    // @ts-expect-error a fake document with the one method the widget uses
+    globalThis.document = { createElement: (tag) => new FakeElement(tag) };
+    try {
+      const model = new FakeModel({ ...initialState(), record_id: "abc" });
+      const el = new FakeElement("div");
+      const cleanup = widget.render({ model, el: /** @type {any} */ (el) });
+      assert.ok(el.byTestId("applypatch-widget"));
+      model.set({ record_id: "def" });
+      cleanup();
+      assert.equal(model.handlerCount(), 0);
+    } finally {
+      // @ts-expect-error cleanup
+      delete globalThis.document;
+    }
   });
 });

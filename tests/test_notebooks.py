@@ -3,7 +3,7 @@
 Every notebook in ``notebooks/`` is copied (with ``notebooks/data``) to a temporary folder and
 run there by nbclient in a ``python3`` kernel of this environment; any failing cell (the
 notebooks check their claims with plain ``assert``) fails the test. The saved outputs must carry
-the static fallbacks of the widget (``text/html`` and ``text/plain``) in their final state, and a
+the static record of every widget (``text/html`` and ``text/plain``) in its final state, and a
 few claims specific to each notebook are checked on the outputs. ``TMPDIR`` points the kernels
 at a folder of their own, which shows that a run creates its files there and nowhere else.
 """
@@ -70,7 +70,15 @@ class Run:
                 yield from cell.outputs
 
     def widget_outputs(self) -> list[dict[str, Any]]:
-        return [o for o in self.outputs() if WIDGET_VIEW in o.get("data", {})]
+        """The static side of every widget, in order: a call's record (an output of its own,
+        beside the call's live view, which is left out), or a widget output carrying its
+        fallbacks itself (the replay's stepper)."""
+        shown = []
+        for output in self.outputs():
+            marks = output.get("metadata", {}).get("applypatch_ext", {})
+            if "record" in marks or (WIDGET_VIEW in output.get("data", {}) and "live" not in marks):
+                shown.append(output)
+        return shown
 
     def widget_statuses(self) -> list[str]:
         """The status word of every widget's plain-text fallback, in order."""

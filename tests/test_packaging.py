@@ -4,6 +4,7 @@ its licence, and asks for no more than the magic and the widget import."""
 from __future__ import annotations
 
 import ast
+import json
 import subprocess
 import sys
 import tomllib
@@ -115,3 +116,14 @@ def test_the_package_imports_nothing_else_outside_the_standard_library() -> None
     extras = project["optional-dependencies"]
     for _module, distribution, extra in OPTIONAL.values():
         assert any(req.startswith(distribution) for req in extras[extra]), (extra, distribution)
+
+
+def test_wheel_enables_the_server_extension(wheel: Path) -> None:
+    """The config file that makes jupyter_server load applypatch_ext.serverext (saved
+    notebooks keep each call's static record) is shared data, where the server reads it."""
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        [config] = [n for n in names if n.endswith("/jupyter_server_config.d/applypatch_ext.json")]
+        assert ".data/data/etc/jupyter/jupyter_server_config.d/" in config
+        enabled = json.loads(archive.read(config))
+    assert enabled == {"ServerApp": {"jpserver_extensions": {"applypatch_ext.serverext": True}}}

@@ -34,6 +34,7 @@ from ..core.turn.options import CallStatus, Decision, PipelineOptions
 from ..core.turn.result import CallResult
 from ..core.turn.safety import AskUser
 from ..core.turn.turn import Turn
+from .record import show_call
 from .result import PatchCallResult
 from .view import CallView
 from .widget import ApplyPatchWidget
@@ -172,12 +173,10 @@ class PipelineEditor:
         call = self.turn.call(call_id=call_id)
         widget = None
         if self.widget:
-            from IPython.display import display
-
             widget = ApplyPatchWidget()
         view = CallView(call, widget)
         if widget is not None:
-            view.display_handle = display(widget, display_id=True)
+            view.display_handle = show_call(widget)  # the widget and its static record
         view.push(text)
         result = view.run(self._approver(approved))
         self.results.append(result)

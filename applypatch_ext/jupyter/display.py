@@ -261,6 +261,15 @@ def _esc_lines(text: object) -> str:
     return html.escape(visible_lines(text), quote=True)
 
 
+#: Every diff and text block is monospace, also where no notebook CSS styles a ``<pre>``
+#: (nbconvert's HTML, a page of its own): the theme's code font first, then common ones.
+_MONO = (
+    "font-family:var(--jp-code-font-family,SFMono-Regular,Menlo,Consolas,"
+    "'DejaVu Sans Mono','Liberation Mono',monospace)"
+)
+_PRE = f'<pre style="{_MONO}">'
+
+
 def _diff_html(text: str) -> str:
     rows = []
     for line in text.rstrip("\n").split("\n"):
@@ -272,7 +281,7 @@ def _diff_html(text: str) -> str:
         elif line.startswith("@@"):
             colour = "color:#8250df"
         rows.append(f'<span style="{colour}">{_esc(line)}</span>' if colour else _esc(line))
-    return '<pre style="margin:0">' + "\n".join(rows) + "</pre>"
+    return f'<pre style="margin:0;{_MONO}">' + "\n".join(rows) + "</pre>"
 
 
 def render_html(state: Mapping[str, Any]) -> str:
@@ -313,11 +322,11 @@ def render_html(state: Mapping[str, Any]) -> str:
         )
     for name in ("stdout", "stderr"):
         if state.get(name):
-            parts.append(f"<div>{name}:<pre>{_esc_lines(state[name])}</pre></div>")
+            parts.append(f"<div>{name}:{_PRE}{_esc_lines(state[name])}</pre></div>")
     explanation = state.get("explanation") or {}
     if explanation:
         body = _esc_lines("\n".join(_explanation_lines(explanation)))
-        parts.append(f"<div>why it did not match:<pre>{body}</pre></div>")
+        parts.append(f"<div>why it did not match:{_PRE}{body}</pre></div>")
     notebooks = state.get("notebooks") or {}
     if any(notebooks.values()):
         from .notebooks import render_call_notebooks_html  # it imports this module
@@ -334,7 +343,7 @@ def render_html(state: Mapping[str, Any]) -> str:
     events = state.get("events") or []
     if events:
         parts.append(
-            "<details><summary>timeline</summary><pre>"
+            f"<details><summary>timeline</summary>{_PRE}"
             + _esc_lines("\n".join(_event_lines(events)))
             + "</pre></details>"
         )

@@ -49,6 +49,7 @@ from .display import (
     visible_lines,
 )
 from .notebooks import validate_notebook
+from .record import show_call
 from .result import PatchCallResult
 from .session import SESSION, summarize_event
 from .streams import run_streamed
@@ -223,7 +224,7 @@ class ApplyPatchMagics(Magics):
         widget = None if args.no_widget else ApplyPatchWidget(dry_run=args.dry_run)
         view = CallView(call, widget)
         if widget is not None:
-            view.display_handle = display(widget, display_id=True)
+            view.display_handle = show_call(widget)  # the widget and its static record
         approver = None if args.approve == ASK else args.approve
         result = run_streamed(
             view,

@@ -135,15 +135,12 @@ def stream_patch(
 
     active_turn = turn or SESSION.turn_for(cwd or os.getcwd(), options)
     call = active_turn.call(options=options)
-    view_widget = None
-    if widget:
-        from IPython.display import display
-
-        view_widget = ApplyPatchWidget()
-        handle = display(view_widget, display_id=True)
+    view_widget = ApplyPatchWidget() if widget else None
     view = CallView(call, view_widget)
     if view_widget is not None:
-        view.display_handle = handle
+        from .record import show_call  # (it imports IPython's display)
+
+        view.display_handle = show_call(view_widget)  # the widget and its static record
     deltas = [source] if isinstance(source, str) else iter_deltas(source)
     approver = None if approve == "ask" else approve
     return run_streamed(view, deltas, delay=delay, approver=approver)

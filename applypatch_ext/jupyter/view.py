@@ -121,7 +121,8 @@ class CallView:
             self.display.on_result(core, self.result.turn_diff_files, self.result.notebooks)
         )
         if self.widget is not None and self.display_handle is not None:
-            # Refresh the static fallbacks saved with the notebook (html, plain text).
+            # Refresh the call's static record (record.CallRecord), saved with the notebook; the
+            # live view itself is never re-sent, so it keeps its DOM node and fold state.
             self.display_handle.update(self.widget)
         return self.result
 

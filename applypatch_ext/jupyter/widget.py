@@ -95,6 +95,13 @@ class ApplyPatchWidget(anywidget.AnyWidget):
             "{'proposed': [...], 'committed': [...]}, one notebook_diff per .ipynb."
         )
     ).tag(**SHOWN)
+    record_id = traitlets.Unicode(
+        "",
+        help=(
+            "The id of the call's static record (record.CallRecord), an output of its own that "
+            "the view hides while it is alive; empty when the widget has none."
+        ),
+    ).tag(sync=True)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -125,8 +132,12 @@ class ApplyPatchWidget(anywidget.AnyWidget):
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         bundle = super()._repr_mimebundle_(**kwargs)
         data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
-        state = self.state_json()
         data = dict(data or {})
+        if self.record_id:
+            # The static record is an output of its own (record.py): the view alone here.
+            data["text/plain"] = f"apply_patch {self.call_id}: live view (record: {self.record_id})"
+            return data, metadata
+        state = self.state_json()
         data["text/html"] = render_html(state)
         data["text/plain"] = render_plain(state)
         return data, metadata

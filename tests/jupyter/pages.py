@@ -89,9 +89,8 @@ def run_nb7_cells(page: Page, indices: list[int]) -> None:
     page.evaluate(NB7_RUN_CELLS, indices)
 
 
-# The last ``data-history`` of every widget view the page ever had. A view does not live as
-# long as its call: the final display update (which refreshes the saved fallbacks) makes the
-# front end render a new view, and the streaming view's record goes with the old one.
+# The last ``data-history`` of every widget view the page ever had (a view of the same model
+# rendered again, e.g. after a reload, starts a history of its own).
 COLLECT_HISTORIES = """
 window.__applypatchHistories = new Map();
 new MutationObserver((mutations) => {

@@ -49,7 +49,9 @@ def test_default_run_writes_and_shows_the_widget(run_magic: Magic, tmp_path: Pat
     run = run_magic("", ADD_A)
     assert run.widget.status == "completed"
     assert (tmp_path / "a.txt").read_text() == "alpha\n"
-    assert WIDGET_VIEW in run.outputs[0]["data"]
+    # the static record, then the widget view
+    assert "applypatch_ext" in run.outputs[0]["metadata"]
+    assert WIDGET_VIEW in run.outputs[1]["data"]
 
 
 def test_result_variable_holds_the_result_object(

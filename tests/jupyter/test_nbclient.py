@@ -1,5 +1,5 @@
-"""Headless execution with nbclient (no browser): the saved notebook has the widget view and
-the static fallbacks, all showing the final state (the display is updated at the end)."""
+"""Headless execution with nbclient (no browser): the saved notebook has the call's static
+record, updated to the final state at the end, and its widget view with the saved state."""
 
 from __future__ import annotations
 
@@ -38,21 +38,25 @@ def test_saved_outputs_have_the_widget_and_final_fallbacks(tmp_path: Path) -> No
     nbformat.write(nb, tmp_path / "executed.ipynb")
     assert (tmp_path / "headless.txt").read_text() == "written by nbclient\n"
 
-    # the widget cell: one display, updated in place to the final state
-    [output] = nb.cells[1].outputs
-    assert output.output_type == "display_data"
-    data = output.data
-    assert set(data) >= {WIDGET_VIEW, "text/html", "text/plain"}
+    # the widget cell: the static record, updated in place to the final state, and the view
+    record, live = nb.cells[1].outputs
+    assert record.output_type == live.output_type == "display_data"
+    record_id = record.metadata["applypatch_ext"]["record"]
+    assert live.metadata["applypatch_ext"] == {"live": record_id}
+    data = record.data
+    assert set(data) == {"text/html", "text/markdown", "text/plain"}
     assert "completed" in data["text/plain"]
     assert "running" not in data["text/plain"]
     assert "completed" in data["text/html"]
     assert "diff --git a/headless.txt b/headless.txt" in data["text/html"]
-    model_id = data[WIDGET_VIEW]["model_id"]
+    assert set(live.data) == {WIDGET_VIEW, "text/plain"}
+    model_id = live.data[WIDGET_VIEW]["model_id"]
 
-    # the saved widget state is the final one too
+    # nbclient saves the widget state (the final one): a reopened notebook restores the view
     state = nb.metadata["widgets"][WIDGET_STATE]["state"][model_id]["state"]
     assert state["status"] == "completed"
     assert state["stage"] == "done"
+    assert state["record_id"] == record_id
     assert "export default" in state["_esm"]
 
     # --no-widget: rich output only

@@ -14,6 +14,7 @@ from markdown_it import MarkdownIt
 
 from applypatch_ext.jupyter.display import md_text, render_html, render_markdown, render_plain
 from applypatch_ext.jupyter.notebooks import call_notebook_views
+from applypatch_ext.jupyter.record import record_bundle
 from applypatch_ext.jupyter.widget import ApplyPatchWidget
 
 from .conftest import Magic
@@ -67,9 +68,9 @@ def test_a_completed_notebook_edit_fills_the_trait_and_every_fallback(
     assert "changed · cell 0 id cell-00 · markdown" in html
     assert "unchanged cells</div>" in html and "raw JSON diff (what the patch changed)" in html
     assert html.index("notebooks as cells:") < html.index("turn diff:")
-    data, _ = widget._repr_mimebundle_()
-    assert set(data) >= {WIDGET_VIEW, "text/html", "text/plain"}
-    assert "changed · cell 0 id cell-00 · markdown" in data["text/html"]
+    # the call's static record (an output of its own, saved with the notebook) shows them too
+    record = record_bundle(widget.record_id, widget.state_json())
+    assert "changed · cell 0 id cell-00 · markdown" in record["text/html"]
     markdown = res._repr_markdown_()
     assert "*committed*" in markdown and "**changed · cell 0 id cell\\-00 · markdown**" in markdown
     assert "<details><summary>raw JSON diff</summary>" in markdown

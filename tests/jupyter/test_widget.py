@@ -199,6 +199,8 @@ def test_every_trait_the_front_end_reads_is_synced() -> None:
     dependents = source[source.index("export const DEPENDENTS") :]
     dependents = dependents[: dependents.index("});")]
     listened = set(re.findall(r"^  ([a-z_]+): \[", dependents, re.MULTILINE))
+    # a trait render() follows itself (not through a section)
+    listened |= set(re.findall(r'model\.on\("change:([a-z_]+)"', source))
     synced = set(ApplyPatchWidget().traits(sync=True))
     own = set(ApplyPatchWidget.class_own_traits(sync=True))
     assert read, "no model.get found: the pattern is out of date"
@@ -356,23 +358,57 @@ def test_hold_sync_batches_related_updates(run_magic: Magic, tmp_path: Path) -> 
     assert {"status", "stdout", "planned", "safety", "turn_diff"}.isdisjoint(final)
 
 
-def test_repr_mimebundle_has_widget_view_and_static_fallbacks(
+def test_repr_mimebundle_has_widget_view_and_static_fallbacks(tmp_path: Path) -> None:
+    """A widget displayed on its own (no record beside it) carries the fallbacks itself."""
+    widget = ApplyPatchWidget(call_id="call-9", cwd=str(tmp_path), status="completed")
+    data, _metadata = widget._repr_mimebundle_()
+    assert data[WIDGET_VIEW]["model_id"] == widget.model_id
+    assert "completed" in data["text/html"]
+    assert data["text/plain"].startswith("apply_patch call-9 in ")
+    widget.close()
+
+
+def test_the_magic_shows_the_live_view_and_its_record_apart(
     run_magic: Magic, tmp_path: Path
 ) -> None:
     (tmp_path / "main.py").write_text('print("old")\n')
     run = run_magic("--stream-chunk 0", TWO_FILES)
-    data, _metadata = run.widget._repr_mimebundle_()
-    assert data[WIDGET_VIEW]["model_id"] == run.widget.model_id
-    assert "completed" in data["text/html"] and "diff --git" in data["text/html"]
-    assert data["text/plain"].startswith("apply_patch call-1 in ")
-    assert "completed" in data["text/plain"]
-    # displayed once while running, updated through the display id when done
-    first, *rest = run.outputs
-    assert set(first["data"]) >= {WIDGET_VIEW, "text/html", "text/plain"}
-    assert "running" in first["data"]["text/plain"]
-    assert rest and rest[-1]["update"] is True
-    assert "completed" in rest[-1]["data"]["text/plain"]
-    assert rest[-1]["data"][WIDGET_VIEW]["model_id"] == run.widget.model_id
+    widget = run.widget
+    record_id = widget.record_id
+    assert re.fullmatch(r"[0-9a-f]{32}", record_id)
+    # the record first (empty: nothing flashes while the view loads), then the view
+    record, live, *updates = run.outputs
+    assert record["update"] is False
+    assert record["metadata"] == {"applypatch_ext": {"record": record_id}}
+    assert record["data"] == {
+        "text/html": f'<div data-applypatch-record="{record_id}"></div>',
+        "text/markdown": "",
+        "text/plain": "",
+    }
+    assert live["update"] is False
+    assert live["metadata"] == {"applypatch_ext": {"live": record_id}}
+    assert set(live["data"]) == {WIDGET_VIEW, "text/plain"}
+    assert live["data"][WIDGET_VIEW]["model_id"] == widget.model_id
+    assert live["data"]["text/plain"] == f"apply_patch call-1: live view (record: {record_id})"
+    # the end updates the record only: the live view is never displayed again
+    [final] = updates
+    assert final["update"] is True
+    assert final["metadata"] == record["metadata"]
+    assert WIDGET_VIEW not in final["data"]
+    html = final["data"]["text/html"]
+    assert html.startswith(
+        f'<div data-applypatch-record="{record_id}"><div class="applypatch-static"'
+    )
+    assert "completed" in html and "diff --git a/docs/hello.txt" in html
+    assert (
+        "completed" in final["data"]["text/plain"] and "running" not in final["data"]["text/plain"]
+    )
+    assert "**completed**" in final["data"]["text/markdown"]
+    # every diff and text block of the record is monospace, wherever it is shown
+    assert html.count("<pre") == html.count(
+        '<pre style="margin:0;font-family:var(--jp-code-font'
+    ) + (html.count('<pre style="font-family:var(--jp-code-font'))
+    assert "monospace)" in html
 
 
 def test_approval_click_resumes_the_call(
@@ -404,11 +440,12 @@ def test_approval_click_resumes_the_call(
     )
     assert widget.events[-1]["type"] == "turn_diff"
     assert any(u.get("status") == "completed" for u in widget.updates())
-    # the saved fallbacks were refreshed too, through the display id
+    # the static record was refreshed too, through its own display id; the view was not
     [update] = captured.outputs
     assert update.update is True
     assert "completed" in update.data["text/plain"]
-    assert update.data[WIDGET_VIEW]["model_id"] == widget.model_id
+    assert WIDGET_VIEW not in update.data
+    assert f'data-applypatch-record="{widget.record_id}"' in update.data["text/html"]
     # a second click (another view, a double click) changes nothing
     widget.approve("decline")
     assert result.status == "completed"

@@ -1,0 +1,173 @@
+"""A saved notebook keeps each call's static record, not its live widget (no browser: the
+browser side, reopening in JupyterLab and Notebook 7, is test_saved_browser.py).
+
+A real kernel runs the calls (nbclient, which also saves the widget state, as JupyterLab's
+"Save Widget State Automatically" does); the notebook is then saved through jupyter_server's
+own contents manager, with the server extension loaded as the server loads it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from applypatch_ext import serverext
+from applypatch_ext.serverext import WIDGET_STATE, WIDGET_VIEW, strip_live_views
+
+PATCH = "*** Begin Patch\n*** Add File: {name}.txt\n+saved\n*** End Patch"
+SLIDER = "import ipywidgets\nipywidgets.IntSlider(3)"
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A notebook run by a real kernel: two calls in one cell, one alone, and a widget of
+    somebody else's (a slider), with the widget state saved."""
+    where = tmp_path_factory.mktemp("run")
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nb.cells = [
+        nbformat.v4.new_code_cell("%load_ext applypatch_ext"),
+        nbformat.v4.new_code_cell(
+            "from applypatch_ext.jupyter import stream_patch\n"
+            f"stream_patch({PATCH.format(name='one')!r}, approve='approve')\n"
+            f"stream_patch({PATCH.format(name='two')!r}, approve='approve');"
+        ),
+        nbformat.v4.new_code_cell(f"%%apply_patch --stream-chunk 0\n{PATCH.format(name='three')}"),
+        nbformat.v4.new_code_cell(SLIDER),
+    ]
+    NotebookClient(
+        nb, timeout=60, kernel_name="python3", resources={"metadata": {"path": str(where)}}
+    ).execute()
+    content: dict[str, Any] = json.loads(nbformat.writes(nb))
+    return content
+
+
+def _save(content: dict[str, Any], root: Path) -> dict[str, Any]:
+    """Save ``content`` as JupyterLab does (PUT /api/contents): the server's own contents
+    manager, with the extension loaded into a real ServerApp; the file as written."""
+    from jupyter_server.serverapp import ServerApp
+
+    app = ServerApp(root_dir=str(root))
+    app.init_event_logger()
+    app.init_configurables()
+    serverext._load_jupyter_server_extension(app)
+    model = {"type": "notebook", "format": "json", "content": copy.deepcopy(content)}
+    asyncio.run(app.contents_manager.save(model, "saved.ipynb"))
+    saved: dict[str, Any] = json.loads((root / "saved.ipynb").read_text())
+    nbformat.validate(nbformat.from_dict(saved))
+    return saved
+
+
+def _text(value: str | list[str]) -> str:
+    """A multi-line string as nbformat stores it (a list of lines) or as it is."""
+    return value if isinstance(value, str) else "".join(value)
+
+
+def _marks(output: dict[str, Any]) -> dict[str, Any]:
+    marks: dict[str, Any] = output.get("metadata", {}).get("applypatch_ext", {})
+    return marks
+
+
+def test_the_saved_file_keeps_the_records_not_the_live_views(
+    executed: dict[str, Any], tmp_path: Path
+) -> None:
+    cells = executed["cells"]
+    live_ids = [
+        o["data"][WIDGET_VIEW]["model_id"]
+        for c in cells[1:3]
+        for o in c["outputs"]
+        if "live" in _marks(o)
+    ]
+    assert len(live_ids) == 3
+    state = executed["metadata"]["widgets"][WIDGET_STATE]["state"]
+    assert set(live_ids) <= set(state)
+
+    saved = _save(executed, tmp_path)
+    two, one = saved["cells"][1]["outputs"], saved["cells"][2]["outputs"]
+    # each call: its record alone, in its final state, in the order of the calls
+    assert [list(_marks(o)) for o in two] == [["record"], ["record"]]
+    assert [list(_marks(o)) for o in one] == [["record"]]
+    texts = [_text(o["data"]["text/plain"]) for o in [*two, *one]]
+    assert [re.sub(r" in .*?:", ":", t.splitlines()[0]) for t in texts] == [
+        "apply_patch call-1: completed (stage: done)",
+        "apply_patch call-2: completed (stage: done)",
+        "apply_patch call-3: completed (stage: done)",
+    ]
+    for output in [*two, *one]:
+        assert set(output["data"]) == {"text/html", "text/markdown", "text/plain"}
+        record_id = _marks(output)["record"]
+        assert _text(output["data"]["text/html"]).startswith(
+            f'<div data-applypatch-record="{record_id}">'
+        )
+    assert not [
+        o for c in saved["cells"][:3] for o in c["outputs"] if WIDGET_VIEW in o.get("data", {})
+    ]
+    # and their models' saved state (~100 KB each: the widget's own JavaScript) with them
+    kept = saved["metadata"]["widgets"][WIDGET_STATE]["state"]
+    assert not set(live_ids) & set(kept)
+    # somebody else's widget keeps its output and its state
+    [slider] = saved["cells"][3]["outputs"]
+    slider_id = slider["data"][WIDGET_VIEW]["model_id"]
+    assert kept[slider_id]["model_name"] == "IntSliderModel"
+    # what only the calls' views referred to (their layouts) went with them; the slider's stayed
+    slider_refs = set(re.findall(r"IPY_MODEL_([0-9a-f]+)", json.dumps(kept[slider_id])))
+    assert slider_refs and set(kept) == {slider_id} | slider_refs
+    layouts = [m for m, v in state.items() if v["model_name"] == "LayoutModel"]
+    assert len(layouts) == 4  # one per call's view, one for the slider
+    assert len(json.dumps(saved)) < len(json.dumps(executed)) / 3
+
+
+def test_a_live_view_without_its_record_is_kept(executed: dict[str, Any]) -> None:
+    content = copy.deepcopy(executed)
+    cell = content["cells"][2]
+    cell["outputs"] = [o for o in cell["outputs"] if "record" not in _marks(o)]
+    [live] = cell["outputs"]
+    removed = strip_live_views(content)
+    assert len(removed) == 2  # the two calls of the other cell, with their records
+    assert live["data"][WIDGET_VIEW]["model_id"] not in removed
+    assert cell["outputs"] == [live]
+
+
+def test_other_documents_and_odd_notebooks_pass_unchanged() -> None:
+    text = {"type": "file", "format": "text", "content": "x"}
+    serverext.pre_save_hook(text, path="a.txt")
+    assert text == {"type": "file", "format": "text", "content": "x"}
+    odd: dict[str, Any] = {
+        "cells": [
+            {"cell_type": "markdown", "source": ""},
+            {"cell_type": "code", "outputs": [{"output_type": "stream", "metadata": None}]},
+            {"cell_type": "code", "outputs": [{"metadata": {"applypatch_ext": "x"}}]},
+        ],
+        "metadata": {"widgets": None},
+    }
+    before = copy.deepcopy(odd)
+    assert strip_live_views(odd) == []
+    assert odd == before
+
+
+def test_the_server_loads_the_extension_as_installed() -> None:
+    """``jupyter server extension list``: enabled by the config file the package installs."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "jupyter_server.extension.serverextension", "list"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    listing = re.sub(r"\x1b\[[0-9;]*m", "", proc.stdout + proc.stderr)
+    assert re.search(r"applypatch_ext\.serverext enabled", listing), listing
+    assert re.search(r"applypatch_ext\.serverext\s+OK", listing), listing
