@@ -78,7 +78,7 @@ def run_all(page: Page, context: BrowserContext, base: str, name: str) -> Locato
     page.goto(f"{base}/lab/index.html?path={name}")
     # The first start loads Pyodide and ~25 wheels into the worker.
     page.wait_for_function(KERNEL_IDLE, timeout=180_000, polling=200)
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
     panel = page.locator(PANEL)
     page.wait_for_function(ALL_RAN, timeout=300_000, polling=250)
     prompts = panel.locator(".jp-CodeCell .jp-InputPrompt")
