@@ -3,16 +3,19 @@
 #   make lab    JupyterLab on notebooks/         (the package + the `lab` extra)
 #   make check  lint, types, the fast tests      (+ `test`)
 #   make test   everything, browser tests too    (+ `test`, `browser`, and Debian's Chromium)
+#   make lite   the notebooks as an offline JupyterLite site in build/lite/ (own build env,
+#               downloads cached in .cache/lite/); make lite-serve serves it on 127.0.0.1
 
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 CACHE ?= .cache
 LAB_PORT ?= 8888
+LITE_PORT ?= 8000
 # pytest-playwright's artifacts (traces, screenshots of failed browser tests).
 TEST_RESULTS ?= test-results
 
-.PHONY: install lab check test lint conformance bench fuzz clean labextension
+.PHONY: install lab check test lint conformance bench fuzz lite lite-serve clean labextension
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -77,6 +80,14 @@ bench: $(TEST_STAMP)
 
 fuzz: $(TEST_STAMP)
 	APPLYPATCH_FUZZ_SCALE=50 $(PY) -m pytest tests/reliability -q -p no:cacheprovider
+
+# Needs only python3 and npm: the build environment is .cache/lite/venv, not .venv.
+lite:
+	$(PYTHON) tools/build_lite.py --cache $(CACHE)/lite --output build/lite
+
+lite-serve:
+	@test -f build/lite/index.html || $(MAKE) lite
+	$(PYTHON) tools/serve_lite.py --port $(LITE_PORT) --directory build/lite
 
 clean:
 	rm -rf $(VENV) $(CACHE) .pytest_cache .mypy_cache .ruff_cache $(TEST_RESULTS)

@@ -1,0 +1,171 @@
+"""The teaching notebooks in the offline JupyterLite site, in a real Chromium.
+
+The site (``make lite``, see tools/build_lite.py) is served by a plain static server on
+127.0.0.1 (no Jupyter server); the kernel is Pyodide in the page, with this package, IPython,
+ipywidgets and anywidget loaded from the site itself. ``01_tour.ipynb`` and
+``04_failure_cases.ipynb`` run top to bottom there, asserts included: every code cell runs
+without an error, every ``%%apply_patch`` call shows its widget in a final state, the waiting
+call of the tour resumes when its approval button is clicked, no request leaves 127.0.0.1 and
+the console has no error.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from ..jupyter.pages import WIDGET, expect
+from .conftest import SiteWatch
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext, Locator, Page
+
+pytestmark = pytest.mark.browser
+
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
+# The status words the widget ends in (applypatch_ext.jupyter.display.STATUS_TEXT's keys).
+FINAL = re.compile(
+    r"^(completed|failed|declined|rejected|error|cancelled|awaiting-approval|dry-run)$"
+)
+# The tour's widgets, in order: first, second, pending (asks), approved, planned.
+TOUR_STATUSES = ["completed", "completed", "awaiting-approval", "completed", "dry-run"]
+
+# JupyterLite puts the application on `window` only when its page config says so; the test
+# says so (in the response, the site itself is unchanged) to wait on the kernel and run cells.
+EXPOSE_APP = "exposeAppInBrowser"
+KERNEL_IDLE = """() => {
+    const ctx = window.jupyterapp?.shell?.currentWidget?.sessionContext;
+    const k = ctx?.session?.kernel;
+    return !!(ctx?.isReady && k && k.status === 'idle' && k.connectionStatus === 'connected');
+}"""
+ALL_RAN = """() => {
+    const panel = window.jupyterapp.shell.currentWidget;
+    const code = panel.content.widgets.filter((cell) => cell.model.type === 'code');
+    return panel.sessionContext.session.kernel.status === 'idle'
+        && code.every((cell) => cell.model.executionCount !== null);
+}"""
+ERRORS = """() => window.jupyterapp.shell.currentWidget.content.widgets
+    .filter((cell) => cell.model.type === 'code')
+    .flatMap((cell, index) => cell.model.outputs.toJSON()
+        .filter((output) => output.output_type === 'error')
+        .map((output) => `cell ${index}: ${output.ename}: ${output.evalue}`))"""
+
+
+def code_cells(name: str) -> list[str]:
+    cells = json.loads((NOTEBOOKS / name).read_text(encoding="utf-8"))["cells"]
+    return ["".join(cell["source"]) for cell in cells if cell["cell_type"] == "code"]
+
+
+def expose_app(context: BrowserContext, base: str) -> None:
+    def handle(route: Any) -> None:
+        response = route.fetch()
+        config = response.json()
+        config["jupyter-config-data"][EXPOSE_APP] = "true"
+        route.fulfill(response=response, json=config)
+
+    context.route(f"{base}/jupyter-lite.json*", handle)
+
+
+def run_all(page: Page, context: BrowserContext, base: str, name: str) -> Locator:
+    """Open ``name`` in the site, run all its cells, wait until they all ran; the panel."""
+    expose_app(context, base)
+    page.goto(f"{base}/lab/index.html?path={name}")
+    # The first start loads Pyodide and ~25 wheels into the worker.
+    page.wait_for_function(KERNEL_IDLE, timeout=180_000, polling=200)
+    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+    panel = page.locator(PANEL)
+    page.wait_for_function(ALL_RAN, timeout=300_000, polling=250)
+    prompts = panel.locator(".jp-CodeCell .jp-InputPrompt")
+    expect(prompts).to_have_count(len(code_cells(name)))
+    for index in range(len(code_cells(name))):
+        expect(prompts.nth(index)).to_have_text(re.compile(r"\[\d+\]:"))
+    assert page.evaluate(ERRORS) == []
+    return panel
+
+
+def check_widgets(panel: Locator, name: str) -> list[str]:
+    """Every ``%%apply_patch`` cell shows its widget, each in a final status; the statuses."""
+    calls = [src for src in code_cells(name) if src.startswith("%%apply_patch")]
+    widgets = panel.locator(WIDGET)
+    expect(widgets).to_have_count(len(calls), timeout=30_000)
+    statuses = []
+    for index in range(len(calls)):
+        status = widgets.nth(index).get_by_test_id("applypatch-status")
+        expect(status).to_have_text(FINAL)
+        statuses.append(status.inner_text())
+    # no widget failed to render (ipywidgets shows its own error text instead of the view)
+    expect(panel.get_by_text("Error displaying widget")).to_have_count(0)
+    return statuses
+
+
+def check_clean(watch: SiteWatch) -> None:
+    assert watch.external == [], f"the site reached outside 127.0.0.1: {watch.external[:5]}"
+    assert watch.failed == [], watch.failed
+    assert watch.console_errors == [], watch.console_errors
+    assert watch.page_errors == [], watch.page_errors
+
+
+def test_tour_runs_in_the_browser(
+    page: Page, context: BrowserContext, lite_url: str, artifacts_dir: Path
+) -> None:
+    started = time.monotonic()
+    watch = SiteWatch(context, page)
+    panel = run_all(page, context, lite_url, "01_tour.ipynb")
+    assert check_widgets(panel, "01_tour.ipynb") == TOUR_STATUSES
+    widgets = panel.locator(WIDGET)
+    first = widgets.nth(0)
+    expect(first.get_by_test_id("applypatch-turn-diff")).to_contain_text("hello.py")
+    expect(first.get_by_test_id("applypatch-delta")).to_contain_text("lib/util.py")
+    # the static fallback the cell saves beside the live view (the notebook's own output)
+    fallback = page.evaluate(
+        """() => window.jupyterapp.shell.currentWidget.content.widgets
+            .filter((cell) => cell.model.type === 'code')
+            .flatMap((cell) => cell.model.outputs.toJSON())
+            .filter((o) => o.data && o.data['application/vnd.jupyter.widget-view+json'])
+            .map((o) => [o.data['text/plain'] || '', o.data['text/html'] || ''])"""
+    )
+    assert len(fallback) == len(TOUR_STATUSES)
+    assert all(text and html for text, html in fallback)
+    assert "hello.py" in fallback[0][0]
+
+    # the waiting call shows its buttons, and a click resumes it (Pyodide runs it on)
+    asking = widgets.nth(2)
+    for testid in ("applypatch-approve", "applypatch-approve-session", "applypatch-decline"):
+        expect(asking.get_by_test_id(testid)).to_be_enabled()
+    expect(asking.locator(".applypatch-approval")).to_contain_text("pending.txt")
+    status = asking.get_by_test_id("applypatch-status")
+    approve = asking.get_by_test_id("applypatch-approve")
+    clicks = 0
+    # Approving a write outside the sandbox may be followed by a second question (the retry
+    # without the sandbox): answer each question that shows up, three at most.
+    while status.inner_text() != "completed" and clicks < 3:
+        if approve.count() == 1 and approve.is_enabled():
+            approve.click()
+            clicks += 1
+        expect(status).to_have_text(re.compile("completed|awaiting-approval"))
+        page.wait_for_timeout(300)
+    expect(status).to_have_text("completed")
+    assert clicks >= 1
+    page.screenshot(path=str(artifacts_dir / "lite-tour.png"), full_page=True)
+    check_clean(watch)
+    print(f"\n[lite tour] {time.monotonic() - started:.1f}s")
+
+
+def test_failure_cases_run_in_the_browser(
+    page: Page, context: BrowserContext, lite_url: str, artifacts_dir: Path
+) -> None:
+    started = time.monotonic()
+    watch = SiteWatch(context, page)
+    panel = run_all(page, context, lite_url, "04_failure_cases.ipynb")
+    statuses = check_widgets(panel, "04_failure_cases.ipynb")
+    # the notebook provokes failures: they show as such, not as completed calls
+    assert {"error", "failed"} <= set(statuses)
+    page.screenshot(path=str(artifacts_dir / "lite-failures.png"))
+    check_clean(watch)
+    print(f"\n[lite failures] {time.monotonic() - started:.1f}s")
