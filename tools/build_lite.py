@@ -57,6 +57,10 @@ KERNEL_NEEDS = ["micropip", "packaging", "comm", "jedi", "ipython"]
 # Wheels that only carry a front end: the site serves those as labextensions, and the kernel's
 # own index (``pypi/all.json``) has the ``widgetsnbextension`` shim the kernel expects.
 FRONT_END_ONLY = {"widgetsnbextension", "jupyterlab-widgets"}
+# Dependencies of the package left out of the site: nbformat's jsonschema needs a compiled
+# ``rpds-py`` that Pyodide ships only in its full distribution (on no registry). Without it the
+# package checks notebooks as JSON and cell by cell (applypatch_ext/jupyter/notebooks.py).
+NOT_IN_BROWSER = {"nbformat"}
 # CPython modules that Pyodide builds to WebAssembly and ships only in its full distribution
 # tarball (on no registry). The kernel installs them unconditionally; the site's lock lists them
 # as empty distributions so that step passes, and ``import ssl`` / ``import sqlite3`` fail as
@@ -168,10 +172,31 @@ def download_wheels(cache: Path, own_wheel: Path, constraints: Path, python_vers
             *(sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check"),
             *("--dest", str(wheels), "--only-binary=:all:", "--implementation", "py"),
             *("--abi", "none", "--platform", "any", "--python-version", python_version),
-            *("--constraint", str(constraints), str(own_wheel), *KERNEL_NEEDS),
+            *("--constraint", str(constraints), *own_requirements(own_wheel), *KERNEL_NEEDS),
+        ]
+    )
+    run(
+        [
+            *(sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check"),
+            *("--dest", str(wheels), "--no-deps", str(own_wheel)),
         ]
     )
     return wheels
+
+
+def own_requirements(own_wheel: Path) -> list[str]:
+    """The package's own dependencies (no extras), less those left out of the site."""
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    out = []
+    for text in wheel_metadata(own_wheel).get_all("Requires-Dist") or []:
+        requirement = Requirement(text)
+        if requirement.marker is not None and "extra" in str(requirement.marker):
+            continue
+        if canonicalize_name(requirement.name) not in NOT_IN_BROWSER:
+            out.append(str(requirement))
+    return out
 
 
 def wheel_metadata(wheel: Path) -> email.message.Message:
@@ -235,7 +260,7 @@ def select_closure(wheels: Path, own_wheel: Path, info: dict[str, str]) -> dict[
     todo = [canonicalize_name("applypatch_ext"), *(canonicalize_name(n) for n in KERNEL_NEEDS)]
     while todo:
         name = todo.pop()
-        if name in selected or name in FRONT_END_ONLY:
+        if name in selected or name in FRONT_END_ONLY or name in NOT_IN_BROWSER:
             continue
         wheel = available[name]
         metadata = wheel_metadata(wheel)
@@ -246,7 +271,7 @@ def select_closure(wheels: Path, own_wheel: Path, info: dict[str, str]) -> dict[
             if requirement.marker is not None and not requirement.marker.evaluate(env):
                 continue
             dep = canonicalize_name(requirement.name)
-            if dep in FRONT_END_ONLY:
+            if dep in FRONT_END_ONLY or dep in NOT_IN_BROWSER:
                 continue
             depends.append(dep)
             todo.append(dep)

@@ -62,9 +62,16 @@ CELL_TYPES: Final = ("code", "markdown", "raw")
 
 def _nbformat() -> Any:
     """nbformat, imported on first use: with jsonschema it takes about a second to load, which
-    ``%load_ext applypatch_ext`` should not pay for a session that never touches a notebook."""
-    import nbformat
+    ``%load_ext applypatch_ext`` should not pay for a session that never touches a notebook.
 
+    None where it cannot be imported (the JupyterLite site: its jsonschema needs a compiled
+    ``rpds-py`` that no registry has for Pyodide): notebooks are then checked as JSON and cell by
+    cell (every cell an object with a valid ``cell_type``), without nbformat's schema.
+    """
+    try:
+        import nbformat
+    except ImportError:
+        return None
     return nbformat
 
 
@@ -127,6 +134,8 @@ def _load(text: str) -> tuple[dict[str, Any] | None, str | None]:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 nbf = _nbformat()
+                if nbf is None:
+                    raise ImportError("nbformat, which converts a version 3 notebook")
                 converted = json.loads(json.dumps(nbf.convert(nbf.from_dict(data), 4)))
             for cell in converted.get("cells", []):
                 cell.pop("id", None)  # made up by the conversion, different every time
@@ -722,10 +731,11 @@ def _cell_problem(index: int, cell: Any, version: tuple[int, int]) -> str | None
         return f"'cell_type' is missing; every cell needs one: {valid}"
     if cell_type not in CELL_TYPES:
         return f"cell_type {cell_type!r} is not valid; it must be one of {valid}"
+    nbf = _nbformat()
+    if nbf is None:
+        return None
     try:
-        _nbformat().validate(
-            cell, ref=f"{cell_type}_cell", version=version[0], version_minor=version[1]
-        )
+        nbf.validate(cell, ref=f"{cell_type}_cell", version=version[0], version_minor=version[1])
     except Exception as exc:
         return _schema_message(exc)
     return None
@@ -775,10 +785,18 @@ def notebook_problem(text: str) -> str | None:
                         f"{seen[cell_id]}; cell ids must be unique within a notebook"
                     )
                 seen[cell_id] = index
+    nbf = _nbformat()
+    if nbf is None:  # no schema here: each cell's type at least (see _nbformat)
+        if major == 4 and isinstance(cells, list):
+            for index, cell in enumerate(cells):
+                problem = _cell_problem(index, cell, (major, minor))
+                if problem is not None:
+                    return f"{_cell_label(index, cell)}: {problem}"
+        return None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            _nbformat().validate(data)
+            nbf.validate(data)
     except Exception as exc:  # nbformat's ValidationError, or its ImportError for a version
         path = list(getattr(exc, "absolute_path", ()))
         if major == 4 and isinstance(cells, list) and len(path) >= 2 and path[0] == "cells":

@@ -133,6 +133,12 @@ def set_lab_theme(page: Page, theme: str) -> None:
     page.evaluate(
         "(theme) => window.jupyterapp.commands.execute('apputils:change-theme', {theme})", theme
     )
+    # ...and its stylesheet loaded: switching again while JupyterLab still loads the previous
+    # theme's <link> makes its theme manager remove a node twice (a console error of its own).
     page.wait_for_function(
-        "(theme) => document.body.dataset.jpThemeName === theme", arg=theme, timeout=15_000
+        """(theme) => document.body.dataset.jpThemeName === theme
+            && [...document.querySelectorAll('link[rel="stylesheet"]')].every((l) => l.sheet)""",
+        arg=theme,
+        timeout=15_000,
     )
+    page.wait_for_timeout(300)  # the theme manager's own transition after the sheet loads

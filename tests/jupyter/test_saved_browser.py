@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from applypatch_ext.jupyter.vocabulary import status_meaning
+
 from .conftest import JupyterServer, PageWatch
 from .pages import (
     LAB_KERNEL_READY,
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.browser
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WAITING = status_meaning("awaiting-approval")["label"]
 RECORD = ".applypatch-static"
 STREAMED = "\n".join(
     [
@@ -143,9 +146,7 @@ def test_saved_notebook_reopens_in_lab_with_every_result(
     widgets = panel.locator(WIDGET)
     expect(widgets).to_have_count(3, timeout=30_000)
     expect(widgets.nth(1).get_by_test_id("applypatch-status")).to_have_text("error")
-    expect(widgets.nth(2).get_by_test_id("applypatch-status")).to_have_text(
-        "awaiting-approval", timeout=30_000
-    )
+    expect(widgets.nth(2).get_by_test_id("applypatch-status")).to_have_text(WAITING, timeout=30_000)
     expect(panel.locator(f"{RECORD}:visible")).to_have_count(0)
     # a view that goes (its widget closed) shows its record again
     run_lab_cells(page, name, [4])
@@ -229,9 +230,7 @@ def test_saved_notebook_reopens_in_notebook7_with_every_result(
     panel = page.locator(NB7_PANEL)
     widgets = panel.locator(WIDGET)
     expect(widgets).to_have_count(3, timeout=30_000)
-    expect(widgets.nth(2).get_by_test_id("applypatch-status")).to_have_text(
-        "awaiting-approval", timeout=30_000
-    )
+    expect(widgets.nth(2).get_by_test_id("applypatch-status")).to_have_text(WAITING, timeout=30_000)
     expect(widgets.nth(0).get_by_test_id("applypatch-status")).to_have_text("completed")
     expect(panel.locator(f"{RECORD}:visible")).to_have_count(0)
 

@@ -14,6 +14,7 @@ import json
 import re
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +67,10 @@ def _save(content: dict[str, Any], root: Path) -> dict[str, Any]:
     app.init_configurables()
     serverext._load_jupyter_server_extension(app)
     model = {"type": "notebook", "format": "json", "content": copy.deepcopy(content)}
-    asyncio.run(app.contents_manager.save(model, "saved.ipynb"))
+    # In a thread of its own: another test of this session may have left an event loop running
+    # in this one (asyncio.run refuses to start then).
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, app.contents_manager.save(model, "saved.ipynb")).result()
     saved: dict[str, Any] = json.loads((root / "saved.ipynb").read_text())
     nbformat.validate(nbformat.from_dict(saved))
     return saved

@@ -19,6 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from applypatch_ext.core.turn.options import CallStatus
+from applypatch_ext.jupyter.vocabulary import status_meaning
+
 from ..jupyter.pages import WIDGET, expect
 from .conftest import SiteWatch
 
@@ -30,11 +33,13 @@ pytestmark = pytest.mark.browser
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
 # The status words the widget ends in (applypatch_ext.jupyter.display.STATUS_TEXT's keys).
-FINAL = re.compile(
-    r"^(completed|failed|declined|rejected|error|cancelled|awaiting-approval|dry-run)$"
-)
+#: What the widget shows for each status (its words come from the vocabulary Python sends).
+LABEL = {str(s): status_meaning(s)["label"] for s in CallStatus}
+FINAL = re.compile("^(" + "|".join(re.escape(label) for label in LABEL.values()) + ")$")
 # The tour's widgets, in order: first, second, pending (asks), approved, planned.
-TOUR_STATUSES = ["completed", "completed", "awaiting-approval", "completed", "dry-run"]
+TOUR_STATUSES = [
+    LABEL[s] for s in ("completed", "completed", "awaiting-approval", "completed", "dry-run")
+]
 
 # JupyterLite puts the application on `window` only when its page config says so; the test
 # says so (in the response, the site itself is unchanged) to wait on the kernel and run cells.
@@ -144,13 +149,15 @@ def test_tour_runs_in_the_browser(
     clicks = 0
     # Approving a write outside the sandbox may be followed by a second question (the retry
     # without the sandbox): answer each question that shows up, three at most.
-    while status.inner_text() != "completed" and clicks < 3:
+    while status.inner_text() != LABEL["completed"] and clicks < 3:
         if approve.count() == 1 and approve.is_enabled():
             approve.click()
             clicks += 1
-        expect(status).to_have_text(re.compile("completed|awaiting-approval"))
+        expect(status).to_have_text(
+            re.compile(f"{LABEL['completed']}|{re.escape(LABEL['awaiting-approval'])}")
+        )
         page.wait_for_timeout(300)
-    expect(status).to_have_text("completed")
+    expect(status).to_have_text(LABEL["completed"])
     assert clicks >= 1
     page.screenshot(path=str(artifacts_dir / "lite-tour.png"), full_page=True)
     check_clean(watch)
