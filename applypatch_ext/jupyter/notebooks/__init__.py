@@ -1,0 +1,67 @@
+"""Notebook files (``.ipynb``) as cells: a cell-level diff, its renderers, and validation.
+
+The modules: :mod:`._read` (a notebook's text as cells), :mod:`._match` (which cells are the
+same), :mod:`.diff` (:func:`notebook_diff`), :mod:`.views` (a call's and a turn's notebooks),
+:mod:`.check` (:func:`validate_notebook`), :mod:`.render` (the static views). Import from here.
+
+A patch edits a notebook as JSON text; a reader wants the cells. :func:`notebook_diff` takes
+the text before and after (None for a file that is added or deleted) and returns a plain,
+JSON-able structure (ready for a widget trait): the cells added, removed, moved and changed,
+each changed cell with a unified diff of its source and summaries of what else changed
+(outputs, execution count, metadata, with the details), runs of unchanged cells folded, the
+notebook's own metadata, and the raw JSON diff (what the model wrote). It never raises: a
+text that is not JSON or not a notebook gives ``ok: False`` and the reason, with the raw diff.
+
+Cells are matched by their ``id`` when every cell of both sides has a distinct one (nbformat
+4.5; the cells left over, such as one whose id changed, as below); otherwise by content: a
+line alignment of the cells (the core's Myers diff over one key per cell), then equal cells
+found elsewhere (moves), then the most similar remaining pairs (changed cells, possibly
+moved). A matched cell is *moved* when it is not on the longest run
+of matched cells that keeps its order.
+
+:func:`validate_notebook` is the content validator the magic registers (``(path, text) -> str |
+None``, see :mod:`applypatch_ext.core.apply.content_check`): for an ``.ipynb`` path it parses the
+text and validates it with nbformat, and says what is wrong and where (JSON line and column,
+or the cell's index and id).
+
+:func:`render_notebook_diff_html` and :func:`render_notebook_diff_markdown` are the static
+fallbacks: everything escaped with display.py's control-character rule, outputs and metadata
+collapsed (``<details>``), the raw JSON diff one click away.
+"""
+
+from __future__ import annotations
+
+from ._read import is_notebook_path
+from .check import notebook_problem, validate_notebook
+from .diff import notebook_diff
+from .render import (
+    CALL_VIEWS,
+    render_call_notebooks_html,
+    render_call_notebooks_markdown,
+    render_call_notebooks_plain,
+    render_notebook_diff_html,
+    render_notebook_diff_markdown,
+)
+from .views import (
+    call_notebook_views,
+    delta_notebook_diffs,
+    proposed_notebook_diffs,
+    turn_notebook_diffs,
+)
+
+__all__ = [
+    "CALL_VIEWS",
+    "call_notebook_views",
+    "delta_notebook_diffs",
+    "is_notebook_path",
+    "notebook_diff",
+    "notebook_problem",
+    "proposed_notebook_diffs",
+    "render_call_notebooks_html",
+    "render_call_notebooks_markdown",
+    "render_call_notebooks_plain",
+    "render_notebook_diff_html",
+    "render_notebook_diff_markdown",
+    "turn_notebook_diffs",
+    "validate_notebook",
+]
