@@ -68,6 +68,8 @@ _MODULES: dict[str, tuple[str, ...]] = {
     # the Jupyter layer (imported on first use only: the core stays standard library)
     "applypatch_ext.jupyter.result": ("PatchCallResult",),
     "applypatch_ext.jupyter.streams": ("stream_patch",),
+    # needs the `agents` extra (the OpenAI Agents SDK)
+    "applypatch_ext.jupyter.agents": ("PipelineEditor",),
 }
 _EXPORTS = {name: module for module, names in _MODULES.items() for name in names}
 
@@ -123,6 +125,7 @@ if TYPE_CHECKING:
     from .core.turn.safety import AskUser, AutoApprove, Reject, assess_patch_safety
     from .core.turn.turn import ApplyPatchCall, Turn, run_patch
     from .core.turn.turn_diff import TurnDiffTracker
+    from .jupyter.agents import PipelineEditor
     from .jupyter.result import PatchCallResult
     from .jupyter.streams import stream_patch
 
