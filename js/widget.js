@@ -1217,19 +1217,6 @@ function fileBlock(f, state) {
   state.opened.set(f.id, opened);
   const body = h("div", { class: "applypatch-file-body" });
   const view = { rows: f.rows, sources: f.sources, preview: Boolean(f.preview), limit: f.limit };
-  let drawn = ""; // the mode the body was drawn in; "" when not drawn (or stale)
-  const draw = () => {
-    drawn = state.mode;
-    fill(
-      body,
-      diffTable(view, state.mode, opened, (id) => {
-        opened.add(id);
-        draw();
-        // keep the keyboard where the reader was: on the rows just shown
-        /** @type {any} */ (body.firstElementChild)?.focus?.();
-      }),
-    );
-  };
   const summary = h(
     "summary",
     { class: "applypatch-file-head", "aria-label": `${f.path}: ${f.added} added, ${f.removed} removed lines` },
@@ -1244,14 +1231,40 @@ function fileBlock(f, state) {
       body,
     )
   );
+  return lazyFold(details, summary, f.id, state, function draw() {
+    fill(
+      body,
+      diffTable(view, state.mode, opened, (id) => {
+        opened.add(id);
+        draw();
+        // keep the keyboard where the reader was: on the rows just shown
+        /** @type {any} */ (body.firstElementChild)?.focus?.();
+      }),
+    );
+  });
+}
+
+/**
+ * A folded block whose body is built by `draw` when it is first shown, and again when the
+ * view's mode changed since (closed blocks cost no rows); its open state is kept by `id`.
+ * @param {HTMLDetailsElement} details
+ * @param {HTMLElement} summary
+ * @param {string} id
+ * @param {{mode: string, openFiles: Map<string, boolean>}} state
+ * @param {() => void} draw
+ */
+function lazyFold(details, summary, id, state, draw) {
+  let drawn = ""; // the mode the body was drawn in; "" when not drawn (or stale)
   const isOpen = () =>
     typeof details.open === "boolean" ? details.open : details.getAttribute("open") !== null;
-  // a file's table is built when it is first shown (closed files cost no rows)
   const show = () => {
-    if (isOpen() && drawn !== state.mode) draw();
+    if (isOpen() && drawn !== state.mode) {
+      drawn = state.mode;
+      draw();
+    }
   };
   details.addEventListener("toggle", () => {
-    state.openFiles.set(f.id, isOpen());
+    state.openFiles.set(id, isOpen());
     show();
   });
   show();
@@ -1265,7 +1278,7 @@ function fileBlock(f, state) {
     /** @param {boolean} open */
     setOpen(open) {
       details.open = open;
-      state.openFiles.set(f.id, open);
+      state.openFiles.set(id, open);
       show();
     },
   };
@@ -2074,9 +2087,7 @@ function extrasBlock(id, title, extras, state) {
   const details = /** @type {HTMLDetailsElement} */ (
     h("details", { class: "applypatch-nb-extra", "data-testid": "applypatch-nb-extra", "data-cell-extra": id, open: state.openFiles.get(id) ?? false }, summary, body)
   );
-  let drawn = "";
-  const draw = () => {
-    drawn = state.mode;
+  return lazyFold(details, summary, id, state, () => {
     fill(
       body,
       ...extras.map((extra) => {
@@ -2102,30 +2113,7 @@ function extrasBlock(id, title, extras, state) {
         );
       }),
     );
-  };
-  const isOpen = () => (typeof details.open === "boolean" ? details.open : details.getAttribute("open") !== null);
-  const show = () => {
-    if (isOpen() && drawn !== state.mode) draw();
-  };
-  details.addEventListener("toggle", () => {
-    state.openFiles.set(id, isOpen());
-    show();
   });
-  show();
-  return {
-    el: details,
-    summary,
-    redraw() {
-      drawn = "";
-      show();
-    },
-    /** @param {boolean} open */
-    setOpen(open) {
-      details.open = open;
-      state.openFiles.set(id, open);
-      show();
-    },
-  };
 }
 
 /** @param {number} n @param {string} word */

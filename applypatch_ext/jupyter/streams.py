@@ -16,8 +16,9 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
+from ..core.agents.responses import CUSTOM_DELTA, CUSTOM_DONE, field_of
 from ..core.interrupts import CancellationToken
 from ..core.turn.options import PipelineOptions
 from ..core.turn.turn import Turn
@@ -27,15 +28,6 @@ from .widget import ApplyPatchWidget
 if TYPE_CHECKING:  # view.py imports cancel_on_interrupt from here
     from .result import PatchCallResult
     from .view import CallView
-
-DELTA_EVENT: Final = "response.custom_tool_call_input.delta"
-DONE_EVENT: Final = "response.custom_tool_call_input.done"
-
-
-def _field(item: Any, name: str) -> Any:
-    if isinstance(item, dict):
-        return item.get(name)
-    return getattr(item, name, None)
 
 
 def iter_deltas(source: Iterable[Any]) -> Iterator[str]:
@@ -52,19 +44,19 @@ def iter_deltas(source: Iterable[Any]) -> Iterator[str]:
         if isinstance(item, str):
             yield item
             continue
-        kind = _field(item, "type")
-        if kind not in (DELTA_EVENT, DONE_EVENT):
+        kind = field_of(item, "type")
+        if kind not in (CUSTOM_DELTA, CUSTOM_DONE):
             continue
-        this_id = _field(item, "item_id")
+        this_id = field_of(item, "item_id")
         if item_id is None:
             item_id = this_id
         elif this_id is not None and this_id != item_id:
             continue
-        if kind == DONE_EVENT:
+        if kind == CUSTOM_DONE:
             return
-        delta = _field(item, "delta")
+        delta = field_of(item, "delta")
         if not isinstance(delta, str):
-            raise TypeError(f"{DELTA_EVENT} event without a string 'delta': {item!r}")
+            raise TypeError(f"{CUSTOM_DELTA} event without a string 'delta': {item!r}")
         yield delta
 
 
