@@ -35,7 +35,6 @@ class CallView:
         self.result: PatchCallResult | None = None
         self.display = CallDisplay(call.call_id)
         self._text_parts: list[str] = []
-        self._text_length = 0
         self._last_text_update = 0.0
         self._approver: Callable[..., Any] | None = None
         self.display_handle: Any = None  # set by whoever displayed the widget
@@ -57,7 +56,6 @@ class CallView:
     def push(self, delta: str) -> None:
         self.call.push_delta(delta)
         self._text_parts.append(delta)
-        self._text_length += len(delta)
         now = time.monotonic()
         if now - self._last_text_update >= TEXT_UPDATE_INTERVAL:
             self._show_text()

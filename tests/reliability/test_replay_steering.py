@@ -58,8 +58,7 @@ def hostile_session(recorded_cwd: str, outside: Path) -> str:
             _exec(
                 "cd_git",
                 "cd .git && "
-                + heredoc.format(_patch("*** Add File: hooks/post-commit", "+#!/bin/sh", "+id"))
-                + "",
+                + heredoc.format(_patch("*** Add File: hooks/post-commit", "+#!/bin/sh", "+id")),
             ),
             _exec("workdir", heredoc.format(_patch("*** Add File: wd.txt", "+owned")), ".."),
             _custom("inside", _patch("*** Add File: fine.txt", "+ok")),

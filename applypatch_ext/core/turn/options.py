@@ -56,16 +56,6 @@ class CallStatus(StrEnum):
         """The call will not change any more."""
         return self is not CallStatus.AWAITING_APPROVAL
 
-    @property
-    def ended(self) -> bool:
-        """The call emitted a FileChange end event (its status is the end event's)."""
-        return self.value in PatchApplyStatus.__members__.values()
-
-    @property
-    def may_have_written(self) -> bool:
-        """Something may have been written: the attempt ran, at least in part."""
-        return self in (CallStatus.COMPLETED, CallStatus.FAILED, CallStatus.CANCELLED)
-
 
 class Stage(StrEnum):
     """The stages of a call, in order (a front end shows its progress with them)."""
