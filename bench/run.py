@@ -32,7 +32,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import tracemalloc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -43,6 +42,7 @@ from typing import Any
 
 import peers as peers_mod
 import workloads as wl
+from scaling import peak_memory, section_scaling
 
 REPO = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
@@ -97,19 +97,6 @@ def _timed(fn: Callable[[], object]) -> float:
     start = time.perf_counter()
     fn()
     return time.perf_counter() - start
-
-
-def _peak(fn: Callable[[], object]) -> int:
-    """Peak of traced Python allocations made during ``fn`` (bytes)."""
-    gc.collect()
-    tracemalloc.start()
-    try:
-        base = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
-        fn()
-        return tracemalloc.get_traced_memory()[1] - base
-    finally:
-        tracemalloc.stop()
 
 
 # ------------------------------------------------------------------------------------------------
@@ -484,7 +471,7 @@ def section_memory(report: Report, works: list[wl.Workload], sandbox: Sandbox) -
         if w.name not in ("a", "b", "c"):
             continue
         with sandbox.tree(w.before) as cwd:
-            peak = _peak(partial(apply_patch, w.patch, cwd))
+            peak = peak_memory(partial(apply_patch, w.patch, cwd))
         involved = w.involved_bytes()
         ratio = peak / involved
         rows.append([w.title, f"{peak / 1e6:.2f}", f"{involved / 1e6:.2f}", f"{ratio:.2f}"])
@@ -586,7 +573,7 @@ def section_streaming(report: Report, patch_a: str, runs: int) -> None:
             return [marks[1] - marks[0], marks[3] - marks[2]]
 
         t_one = Stats([_timed(one_shot) for _ in range(runs)])
-        m_one = _peak(one_shot)
+        m_one = peak_memory(one_shot)
         times = {kind: Stats([]) for kind in kinds}
         growth: dict[str, list[float]] = {kind: [] for kind in kinds}
         for _ in range(runs):
@@ -598,7 +585,7 @@ def section_streaming(report: Report, patch_a: str, runs: int) -> None:
                 growth[kind].append(last / first)
         for kind, (make, has_target) in kinds.items():
             t = times[kind]
-            m = _peak(partial(streamed, make))
+            m = peak_memory(partial(streamed, make))
             g = statistics.median(growth[kind])
             rows.append(
                 [
@@ -865,8 +852,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--only",
-        choices=["h"],
-        help="Run one section only: h (slow verification, beside the reference binary).",
+        choices=["h", "i"],
+        help="Run one section only: h (slow verification, beside the reference binary) or i "
+        "(growth with size, memory against the input).",
     )
     args = parser.parse_args(argv)
     if args.profile:
@@ -899,7 +887,10 @@ def main(argv: list[str] | None = None) -> int:
             section_streaming(report, works[0].patch, args.runs)
             section_turn_diff(report, sandbox, works, peers.git, args.runs)
             section_fuzzy(report, sandbox, works[0], args.runs)
-        section_slow_verification(report, sandbox, peers, args.runs)
+        if args.only in (None, "h"):
+            section_slow_verification(report, sandbox, peers, args.runs)
+        if args.only in (None, "i"):
+            section_scaling(report)
     finally:
         shutil.rmtree(sandbox.root, ignore_errors=True)
 
