@@ -48,7 +48,7 @@ from .display import (
     visible,
     visible_lines,
 )
-from .notebooks import validate_notebook
+from .notebooks import tracker_notebook_diffs, validate_notebook
 from .record import show_call
 from .result import PatchCallResult
 from .session import SESSION, summarize_event
@@ -349,7 +349,7 @@ class ApplyPatchMagics(Magics):
         if args.events:
             recorded = [] if turn is None else turn.recorder.to_json()
             events = [{**e, "summary": summarize_event(e)} for e in recorded]
-            state = {
+            state: dict[str, Any] = {
                 "call_id": "turn",
                 "cwd": "" if turn is None else turn.cwd,
                 "stage": "",
@@ -370,6 +370,7 @@ class ApplyPatchMagics(Magics):
             "turn_diff_files": turn_diff_files_json(
                 () if turn is None else turn.tracker.file_diffs()
             ),
+            "notebooks": {"turn": [] if turn is None else tracker_notebook_diffs(turn.tracker)},
         }
         empty = TURN_DIFF_INVALIDATED if invalidated else "The turn has no changes."
         display(

@@ -46,6 +46,7 @@ from .views import (
     call_notebook_views,
     delta_notebook_diffs,
     proposed_notebook_diffs,
+    tracker_notebook_diffs,
     turn_notebook_diffs,
 )
 
@@ -62,6 +63,7 @@ __all__ = [
     "render_call_notebooks_plain",
     "render_notebook_diff_html",
     "render_notebook_diff_markdown",
+    "tracker_notebook_diffs",
     "turn_notebook_diffs",
     "validate_notebook",
 ]

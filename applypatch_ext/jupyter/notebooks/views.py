@@ -16,6 +16,7 @@ from ...core.apply.changes import (
 )
 from ...core.turn.options import CallStatus
 from ...core.turn.result import CallResult
+from ...core.turn.turn_diff import TurnDiffTracker
 from ._read import (
     is_notebook_path,
 )
@@ -90,52 +91,63 @@ _NOTHING_WRITTEN: Final = (
 )
 
 
-def call_notebook_views(result: CallResult) -> dict[str, list[dict[str, Any]]]:
+def call_notebook_views(
+    result: CallResult, tracker: TurnDiffTracker | None = None
+) -> dict[str, list[dict[str, Any]]]:
     """The cell views of one call, ready for a widget trait (plain JSON): ``proposed`` (what
-    a call that wrote nothing would change, a refused one included) and ``committed`` (the
-    delta's notebooks). Empty lists when the call touches no notebook."""
+    a call that wrote nothing would change, a refused one included), ``committed`` (the
+    delta's notebooks) and ``turn`` (the notebooks of the turn's TurnDiff, from ``tracker``:
+    pass it only while it still renders the call's ``turn_diff``). Empty lists when the call
+    touches no notebook.
+
+    A TurnDiff notebook whose change is exactly this call's committed one (the first call of a
+    turn to touch it) carries ``same_as: "committed"``: the views show it once."""
     proposed: list[dict[str, Any]] = []
     if result.proposed is not None and result.status in _NOTHING_WRITTEN:
         proposed = proposed_notebook_diffs(result.proposed)
-    return {"proposed": proposed, "committed": delta_notebook_diffs(result.delta)}
+    committed = delta_notebook_diffs(result.delta)
+    turn = [] if tracker is None else tracker_notebook_diffs(tracker)
+    for view in turn:
+        if any(_same_change(view, other) for other in committed):
+            view["same_as"] = "committed"
+    return {"proposed": proposed, "committed": committed, "turn": turn}
+
+
+def _same_change(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """The same notebook changed from the same text to the same text (equal diffs of one
+    file's texts: the lines outside the hunks are the new text's in both)."""
+    keys = ("path", "moved_from", "kind", "raw_diff")
+    return all(a.get(key) == b.get(key) for key in keys)
+
+
+def tracker_notebook_diffs(tracker: TurnDiffTracker, *, undo: bool = False) -> list[dict[str, Any]]:
+    """The cell diff of every notebook of the tracker's TurnDiff, in its block order, from the
+    texts the blocks are the diff of (:meth:`TurnDiffTracker.file_texts`): one view per
+    notebook block, at the absolute path of its right side (a renamed notebook's
+    ``moved_from`` says where it was). ``undo=True`` gives the reverse, what undoing the turn
+    would restore. Empty when the tracker is invalid (an inexact delta: the texts are
+    unknown)."""
+    views = []
+    for side in tracker.file_texts():
+        if not (is_notebook_path(side.absolute) or is_notebook_path(side.old_absolute)):
+            continue
+        before, after = (side.after, side.before) if undo else (side.before, side.after)
+        view = notebook_diff(before, after, path=side.absolute)
+        if side.old_absolute != side.absolute:
+            view["moved_from"] = side.old_absolute
+        views.append(view)
+    return views
 
 
 def turn_notebook_diffs(
     deltas: Iterable[AppliedPatchDelta], *, undo: bool = False
 ) -> list[dict[str, Any]]:
     """The net cell diff of every notebook over the deltas of a turn (oldest first), from
-    each notebook's text before the turn to its text now; ``undo=True`` gives the reverse,
-    what undoing the turn would restore. A moved notebook shows at its new path (``moved_from``
-    says where it was), and its old path as deleted."""
-    state: dict[str, list[Any]] = {}  # path -> [before the turn, now, moved from]
-
-    def touch(path: str, before: str | None) -> list[Any]:
-        return state.setdefault(path, [before, before, None])
-
+    each notebook's text before the turn to its text now, folded as the TurnDiff folds them
+    (a :class:`TurnDiffTracker`: see :func:`tracker_notebook_diffs`); ``undo=True`` gives the
+    reverse, what undoing the turn would restore. A moved notebook shows at its new path
+    (``moved_from`` says where it was)."""
+    tracker = TurnDiffTracker(display_roots={"": "/"}, timeout=None)
     for delta in deltas:
-        for change in delta.changes:
-            if isinstance(change, AppliedAdd):
-                touch(change.path, change.overwritten_content)[1] = change.content
-            elif isinstance(change, AppliedDelete):
-                touch(change.path, change.content)[1] = None
-            elif change.move_path is None:
-                touch(change.path, change.old_content)[1] = change.new_content
-            else:
-                source = touch(change.path, change.old_content)
-                source[1] = None
-                dest = touch(change.move_path, change.overwritten_move_content)
-                dest[1] = change.new_content
-                if dest[0] is None:
-                    dest[0], dest[2] = source[0], source[2] or change.path
-                    source[0] = None
-    views = []
-    for path, (before, now, moved_from) in state.items():
-        if not is_notebook_path(path) or before == now:
-            continue
-        view = (
-            notebook_diff(now, before, path=path) if undo else notebook_diff(before, now, path=path)
-        )
-        if moved_from is not None:
-            view["moved_from"] = moved_from
-        views.append(view)
-    return views
+        tracker.track_delta(delta)
+    return tracker_notebook_diffs(tracker, undo=undo)
