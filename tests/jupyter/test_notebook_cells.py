@@ -1,4 +1,4 @@
-"""Patches to ``.ipynb`` files as cells (applypatch_ext/jupyter/notebooks.py): the cell-level
+"""Patches to ``.ipynb`` files as cells (applypatch_ext/jupyter/notebooks/): the cell-level
 diff, nbformat validation at verification (through a real Turn and through the magic in a real
 IPython shell), and the static renderers. The inputs are the repository's own teaching
 notebooks, copied to a temporary directory and edited by real patches."""
