@@ -449,6 +449,30 @@ def test_the_turndiff_shows_the_net_cells_of_several_calls(project: Path) -> Non
     assert {("added", "cell-08"), ("removed", "note-1")} <= undo_statuses
 
 
+def test_a_call_that_leaves_the_notebook_alone_reuses_its_turndiff_view(project: Path) -> None:
+    def edit(nb: dict[str, Any]) -> None:
+        nb["cells"][0]["source"][0] = "# edited\n"
+
+    turn, (first,) = run_edits(project, TOUR, edit)
+    (view,) = call_notebook_views(first, turn.tracker)["turn"]
+    (project / "notes.txt").write_text("one\n")
+    other = turn.run("*** Begin Patch\n*** Update File: notes.txt\n@@\n-one\n+two\n*** End Patch")
+    assert other.status == CallStatus.COMPLETED, other.output
+    (again,) = call_notebook_views(other, turn.tracker)["turn"]
+    # the same cells, not diffed again (the very objects), and no longer the call's own change
+    assert again["cells"] is view["cells"] and again["raw_diff"] == view["raw_diff"]
+    assert view["same_as"] == "committed" and "same_as" not in again
+    # a call that changes the notebook again: its TurnDiff view is made anew
+    before = (project / TOUR).read_text(encoding="utf-8")
+    nb = json.loads(before)
+    nb["cells"][2]["source"].append("\nmore")
+    third = turn.run(update_patch(TOUR, before, dumps(nb)), "approve")
+    assert third.status == CallStatus.COMPLETED, third.output
+    (changed,) = call_notebook_views(third, turn.tracker)["turn"]
+    assert changed["cells"] is not view["cells"]
+    assert [e["new_index"] for e in changed["cells"] if "count" not in e] == [0, 2]
+
+
 def test_the_first_change_of_a_turn_is_its_calls_and_said_once(project: Path) -> None:
     def edit(nb: dict[str, Any]) -> None:
         nb["cells"][0]["source"][0] = "# edited\n"
@@ -459,6 +483,7 @@ def test_the_first_change_of_a_turn_is_its_calls_and_said_once(project: Path) ->
     (turn_view,) = views["turn"]
     assert turn_view["same_as"] == "committed"
     assert {k: v for k, v in turn_view.items() if k != "same_as"} == committed
+    assert turn_view["cells"] is committed["cells"]  # the same texts: diffed once
     html = render_call_notebooks_html(views)
     assert html.count("<i>in the TurnDiff</i>") == 1
     assert "the same change as committed above: this call is the turn&#x27;s only change" in html

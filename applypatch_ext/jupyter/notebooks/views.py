@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any, Final
+import weakref
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Final, TypeAlias
 
 from ...core.apply.changes import (
     AppliedAdd,
@@ -24,25 +25,36 @@ from .diff import (
     notebook_diff,
 )
 
+#: A notebook's change as texts: (its path, where it was, the text before, the text after),
+#: None for no file. A TurnDiff block and a committed change with equal sides are one change.
+_Sides: TypeAlias = tuple[str, str, "str | None", "str | None"]
 
-def delta_notebook_diffs(delta: AppliedPatchDelta) -> list[dict[str, Any]]:
-    """The cell diff of every notebook a committed delta touched, in delta order."""
-    views = []
+
+def _delta_sides(delta: AppliedPatchDelta) -> list[_Sides]:
+    sides: list[_Sides] = []
     for change in delta.changes:
         if isinstance(change, AppliedAdd) and is_notebook_path(change.path):
-            views.append(
-                notebook_diff(change.overwritten_content, change.content, path=change.path)
-            )
+            sides.append((change.path, change.path, change.overwritten_content, change.content))
         elif isinstance(change, AppliedDelete) and is_notebook_path(change.path):
-            views.append(notebook_diff(change.content, None, path=change.path))
+            sides.append((change.path, change.path, change.content, None))
         elif isinstance(change, AppliedUpdate):
             target = change.move_path or change.path
             if is_notebook_path(target) or is_notebook_path(change.path):
-                view = notebook_diff(change.old_content, change.new_content, path=target)
-                if change.move_path is not None:
-                    view["moved_from"] = change.path
-                views.append(view)
-    return views
+                sides.append((target, change.path, change.old_content, change.new_content))
+    return sides
+
+
+def _view(sides: _Sides) -> dict[str, Any]:
+    path, source, before, after = sides
+    view = notebook_diff(before, after, path=path)
+    if source != path:
+        view["moved_from"] = source
+    return view
+
+
+def delta_notebook_diffs(delta: AppliedPatchDelta) -> list[dict[str, Any]]:
+    """The cell diff of every notebook a committed delta touched, in delta order."""
+    return [_view(sides) for sides in _delta_sides(delta)]
 
 
 def proposed_notebook_diffs(
@@ -105,19 +117,44 @@ def call_notebook_views(
     proposed: list[dict[str, Any]] = []
     if result.proposed is not None and result.status in _NOTHING_WRITTEN:
         proposed = proposed_notebook_diffs(result.proposed)
-    committed = delta_notebook_diffs(result.delta)
-    turn = [] if tracker is None else tracker_notebook_diffs(tracker)
-    for view in turn:
-        if any(_same_change(view, other) for other in committed):
+    sides = _delta_sides(result.delta)
+    committed = [_view(each) for each in sides]
+    own = dict(zip(sides, committed, strict=True))
+    turn = []
+    for key, view in [] if tracker is None else _tracker_views(tracker, False, own):
+        if key in own:  # the same texts: the call's own change, diffed once
             view["same_as"] = "committed"
+        turn.append(view)
     return {"proposed": proposed, "committed": committed, "turn": turn}
 
 
-def _same_change(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    """The same notebook changed from the same text to the same text (equal diffs of one
-    file's texts: the lines outside the hunks are the new text's in both)."""
-    keys = ("path", "moved_from", "kind", "raw_diff")
-    return all(a.get(key) == b.get(key) for key in keys)
+#: Per tracker (and direction), the views of its last :func:`tracker_notebook_diffs`, by their
+#: texts: the calls of a turn that leave a notebook alone show its TurnDiff again without
+#: diffing it (the tracker keeps the same str objects while a file is untouched, so a lookup
+#: compares them by identity). Gone with the tracker; only what the last call used is kept.
+_TRACKER_VIEWS: weakref.WeakKeyDictionary[
+    TurnDiffTracker, dict[bool, dict[_Sides, dict[str, Any]]]
+] = weakref.WeakKeyDictionary()
+
+
+def _tracker_views(
+    tracker: TurnDiffTracker, undo: bool, known: Mapping[_Sides, dict[str, Any]]
+) -> list[tuple[_Sides, dict[str, Any]]]:
+    """Each notebook block's texts and a copy of its view (a caller may add keys; the values
+    are shared): from the last call's views, from ``known`` ones, or diffed now."""
+    cached = _TRACKER_VIEWS.setdefault(tracker, {}).get(undo, {})
+    kept: dict[_Sides, dict[str, Any]] = {}
+    out = []
+    for side in tracker.file_texts():
+        if not (is_notebook_path(side.absolute) or is_notebook_path(side.old_absolute)):
+            continue
+        before, after = (side.after, side.before) if undo else (side.before, side.after)
+        key = (side.absolute, side.old_absolute, before, after)
+        view = cached.get(key) or known.get(key) or _view(key)
+        kept[key] = view
+        out.append((key, dict(view)))
+    _TRACKER_VIEWS[tracker][undo] = kept
+    return out
 
 
 def tracker_notebook_diffs(tracker: TurnDiffTracker, *, undo: bool = False) -> list[dict[str, Any]]:
@@ -127,16 +164,7 @@ def tracker_notebook_diffs(tracker: TurnDiffTracker, *, undo: bool = False) -> l
     ``moved_from`` says where it was). ``undo=True`` gives the reverse, what undoing the turn
     would restore. Empty when the tracker is invalid (an inexact delta: the texts are
     unknown)."""
-    views = []
-    for side in tracker.file_texts():
-        if not (is_notebook_path(side.absolute) or is_notebook_path(side.old_absolute)):
-            continue
-        before, after = (side.after, side.before) if undo else (side.before, side.after)
-        view = notebook_diff(before, after, path=side.absolute)
-        if side.old_absolute != side.absolute:
-            view["moved_from"] = side.old_absolute
-        views.append(view)
-    return views
+    return [view for _, view in _tracker_views(tracker, undo, {})]
 
 
 def turn_notebook_diffs(
