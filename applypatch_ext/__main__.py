@@ -29,6 +29,7 @@ from .core.turn.events import ApplyPatchApprovalRequest
 from .core.turn.faults import fault_help
 from .core.turn.options import ASK, Decision, FrontEnd, PipelineOptions, add_arguments
 from .core.turn.turn import Turn
+from .jupyter.notebooks import with_notebook_check
 from .replay_cli import add_replay_parser, run_replay
 
 
@@ -141,7 +142,7 @@ def run_turn(args: argparse.Namespace) -> int:
                 f"error: working directory of {name or 'the turn'} not found: {directory}"
             )
     try:
-        options = PipelineOptions.from_namespace(cwd, args)
+        options = with_notebook_check(PipelineOptions.from_namespace(cwd, args))
     except ValueError as exc:
         raise SystemExit(f"error: {exc}") from exc
     texts = read_patch_files(args.patch_files)

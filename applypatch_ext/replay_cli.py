@@ -26,6 +26,7 @@ from .core.agents.rollout import RolloutTurn
 from .core.turn.events import ApplyPatchApprovalRequest
 from .core.turn.options import Decision, FrontEnd, PipelineOptions, add_arguments
 from .core.turn.turn import Turn
+from .jupyter.notebooks import with_notebook_check
 
 DESCRIPTION = (
     "Replay the apply_patch calls of a Codex session file (rollout-*.jsonl) or of a JSON file "
@@ -63,7 +64,7 @@ def run_replay(args: argparse.Namespace) -> int:
     try:
         rollout = load_replay_source(args.source)
         cwd = replay_cwd(rollout, args.cwd)
-        options = PipelineOptions.from_namespace(cwd, args)
+        options = with_notebook_check(PipelineOptions.from_namespace(cwd, args))
     except OSError as exc:
         sys.stderr.write(f"replay: cannot read {args.source}: {exc.strerror or exc}\n")
         return 2

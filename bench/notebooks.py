@@ -4,6 +4,9 @@ Run: ``.venv/bin/python bench/notebooks.py``. Notebooks of N cells are built fro
 ``notebooks/01_tour.ipynb`` (each made distinct); the edit changes 1 cell in 20, moves 1 in 50,
 adds and removes a few. Matching by id (nbformat 4.5) and by content (no ids) are timed
 separately, as is ``validate_notebook`` (what a patch to an .ipynb costs at verification).
+The TurnDiff's cell view (``tracker_notebook_diffs``) is timed for a turn whose first call
+made that edit: first built, then again for a later call of the turn that left the notebook
+alone (the view is reused, not diffed again).
 """
 
 from __future__ import annotations
@@ -18,7 +21,13 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from applypatch_ext.jupyter.notebooks import notebook_diff, validate_notebook  # noqa: E402
+from applypatch_ext.core.apply.changes import AppliedPatchDelta, AppliedUpdate  # noqa: E402
+from applypatch_ext.core.turn.turn_diff import TurnDiffTracker  # noqa: E402
+from applypatch_ext.jupyter.notebooks import (  # noqa: E402
+    notebook_diff,
+    tracker_notebook_diffs,
+    validate_notebook,
+)
 
 TOUR = json.loads((REPO / "notebooks" / "01_tour.ipynb").read_text(encoding="utf-8"))
 
@@ -79,6 +88,22 @@ def main() -> None:
             f"| {n} | {len(b) // 1024} | {by_id * 1000:.0f} ms | {by_content * 1000:.0f} ms "
             f"| {check * 1000:.0f} ms | {summary} |"
         )
+    print()
+    print("| cells | TurnDiff view, first | again (a call that left the notebook alone) |")
+    print("|---:|---:|---:|")
+    for n in (30, 300, 1000, 3000):
+        old = build(n)
+        a, b = json.dumps(old, indent=1) + "\n", json.dumps(edit(old), indent=1) + "\n"
+        change = AppliedUpdate("/w/nb.ipynb", None, a, None, b)
+        trackers = []
+        for _ in range(3):
+            tracker = TurnDiffTracker(display_roots={"": "/w"})
+            tracker.track_delta(AppliedPatchDelta(changes=(change,), exact=True))
+            trackers.append(tracker)
+        fresh = iter(trackers)  # each timing with a tracker that never built its view
+        first = best(lambda fresh=fresh: tracker_notebook_diffs(next(fresh)))
+        again = best(lambda t=trackers[0]: tracker_notebook_diffs(t))
+        print(f"| {n} | {first * 1000:.0f} ms | {again * 1000:.2f} ms |")
 
 
 if __name__ == "__main__":

@@ -2022,7 +2022,16 @@ export function eventsSection() {
 export const NOTEBOOK_VIEWS = Object.freeze([
   { key: "proposed", label: "proposed, nothing written" },
   { key: "committed", label: "committed" },
+  { key: "turn", label: "in the TurnDiff" },
 ]);
+
+/**
+ * What a TurnDiff notebook whose change is the call's own committed one shows instead of its
+ * cells (Python's `same_as`, notebooks.call_notebook_views), or "" for any other view.
+ * @param {Record<string, any>} nb
+ */
+export const sameAsText = (nb) =>
+  nb.same_as === "committed" ? "the same change as committed above: this call is the turn's only change to it" : "";
 
 /**
  * Where a cell is (`cell 2`, or `cell 2 → 4` when it moved), its id and its type.
@@ -2124,7 +2133,10 @@ const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
  * why its cells cannot be shown or why it is not a valid notebook, its cells (a changed
  * cell's source diff in the diff view's table; outputs, execution count and metadata folded;
  * runs of unchanged cells as "N unchanged cells"), its metadata and the raw JSON diff, one
- * click away (open when the cells cannot be shown). Hidden when the call touches no notebook.
+ * click away (open when the cells cannot be shown). The groups: proposed, committed and the
+ * notebooks of the call's TurnDiff (NOTEBOOK_VIEWS); a TurnDiff notebook whose change is the
+ * call's committed one shows its head and says so (sameAsText). Hidden when the call touches
+ * no notebook.
  */
 export function notebooksSection() {
   const { el, note, body } = section("Notebooks as cells", "applypatch-notebooks", true);
@@ -2164,6 +2176,8 @@ export function notebooksSection() {
       const path = str(nb.path);
       const shownPath = relativePath(path, cwd);
       const base = `nb:${key}:${n}:${path}`;
+      const same = sameAsText(nb);
+      if (same) return { key, label, nb, path, shownPath, base, same, items: [], cellsHidden: 0, metadata: false, raw: false };
       const cells = arr(nb.cells).map(obj);
       const { shown: cellsShown, hidden: cellsHidden } = truncate(cells, LIMITS.rows);
       const items = cellsShown.map((entry, i) => {
@@ -2204,7 +2218,7 @@ export function notebooksSection() {
         nb.ok === false,
         { class: "applypatch-file applypatch-nb-raw", "data-testid": "applypatch-nb-raw" },
       );
-      return { key, label, nb, path, shownPath, base, items, cellsHidden, metadata: Boolean(metadata.diff), raw: rawRows.length > 0 };
+      return { key, label, nb, path, shownPath, base, same: "", items, cellsHidden, metadata: Boolean(metadata.diff), raw: rawRows.length > 0 };
     });
     const withRows = files.filter((f) => f.rows.length);
     const els = view.blocks(withRows);
@@ -2240,11 +2254,12 @@ export function notebooksSection() {
             version.after || version.before ? h("span", { class: "applypatch-lang", text: `nbformat ${str(version.after || version.before)}` }) : null,
             matched ? h("span", { class: "applypatch-lang", text: matched }) : null,
           ),
-          nb.ok === false
+          l.same ? h("div", { class: "applypatch-nb-same", role: "note", text: l.same }) : null,
+          !l.same && nb.ok === false
             ? h("div", { class: "applypatch-nb-reason", role: "note", text: `The cells cannot be shown: ${str(nb.reason)}. The raw JSON diff below is what the patch changed.` })
             : null,
-          validation.after ? h("div", { class: "applypatch-nb-invalid", role: "note", text: `invalid notebook: ${str(validation.after)}` }) : null,
-          validation.before && validation.before !== validation.after
+          !l.same && validation.after ? h("div", { class: "applypatch-nb-invalid", role: "note", text: `invalid notebook: ${str(validation.after)}` }) : null,
+          !l.same && validation.before && validation.before !== validation.after
             ? h("div", { class: "applypatch-nb-was-invalid", text: `before the patch, already an invalid notebook: ${str(validation.before)}` })
             : null,
           l.items.length
@@ -2265,7 +2280,7 @@ export function notebooksSection() {
             : null,
           l.cellsHidden ? h("div", { class: "applypatch-more", text: moreText(l.cellsHidden, "cell") }) : null,
           l.metadata ? fileOf(`${l.base}:metadata`) : null,
-          l.raw ? fileOf(`${l.base}:raw`) : h("div", { class: "applypatch-nb-plain applypatch-lang", text: "raw JSON diff: no change" }),
+          l.same ? null : l.raw ? fileOf(`${l.base}:raw`) : h("div", { class: "applypatch-nb-plain applypatch-lang", text: "raw JSON diff: no change" }),
         );
       }),
       hidden ? h("div", { class: "applypatch-more", text: moreText(hidden, "notebook") }) : null,

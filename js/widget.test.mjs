@@ -50,6 +50,7 @@ import widget, {
   plannedSection,
   recordHider,
   recordHistory,
+  sameAsText,
   relativePath,
   resultSection,
   safetySection,
@@ -2071,6 +2072,40 @@ describe("notebooks as cells", () => {
     const meta = moved.byClass("applypatch-nb-metadata")[0];
     assert.equal(meta.getAttribute("open"), null);
     assert.match(meta.firstElementChild?.textContent ?? "", /notebook metadata: changed 'kernelspec'/);
+    section.dispose();
+  });
+
+  test("the TurnDiff's notebooks: a group of their own; the call's own change shown once", () => {
+    const section = notebooksSection();
+    const net = notebookView({ summary: "2 changed, 6 unchanged cells", raw_diff: "@@ -1 +1 @@\n-a\n+b\n" });
+    section.update({ notebooks: { proposed: [], committed: [notebookView()], turn: [net] }, cwd: "/w" });
+    let el = fake(section.el);
+    assert.match(el.textContent, /1 notebook committed; 1 notebook in the TurnDiff/);
+    const [committed, turn] = el.byClass("applypatch-nb");
+    assert.equal(committed.getAttribute("data-view"), "committed");
+    assert.equal(turn.getAttribute("data-view"), "turn");
+    assert.equal(turn.getAttribute("aria-label"), "notebook nb/tour.ipynb, in the TurnDiff: 2 changed, 6 unchanged cells");
+    assert.match(turn.byClass("applypatch-nb-head")[0].textContent, /nb\/tour\.ipynb.*in the TurnDiff.*2 changed/);
+    assert.equal(turn.byClass("applypatch-nb-cell").length, 4);
+    assert.equal(turn.byTestId("applypatch-nb-raw").tagName, "DETAILS");
+    // the cells' ids are per group: opening one group's block leaves the other's closed
+    const raw = turn.byTestId("applypatch-nb-raw");
+    toggle(raw, true);
+    section.update({ notebooks: { committed: [notebookView()], turn: [net] }, cwd: "/w" });
+    el = fake(section.el);
+    assert.deepEqual(el.byClass("applypatch-nb-raw").map((d) => d.getAttribute("open")), [null, ""]);
+    // the first call of a turn: its TurnDiff is its own committed change, said once
+    const same = notebookView({ same_as: "committed" });
+    assert.equal(sameAsText(same), "the same change as committed above: this call is the turn's only change to it");
+    assert.equal(sameAsText(notebookView()), "");
+    section.update({ notebooks: { committed: [notebookView()], turn: [same] }, cwd: "/w" });
+    el = fake(section.el);
+    const [, once] = el.byClass("applypatch-nb");
+    assert.equal(once.getAttribute("data-view"), "turn");
+    assert.equal(once.byClass("applypatch-nb-same")[0].textContent, sameAsText(same));
+    assert.equal(once.byClass("applypatch-nb-cells").length, 0);
+    assert.equal(once.byClass("applypatch-dt").length + once.byClass("applypatch-file").length, 0);
+    assert.equal(el.byClass("applypatch-nb-cells").length, 1);
     section.dispose();
   });
 

@@ -255,9 +255,11 @@ def test_the_notebook_session_is_the_real_fixture() -> None:
 
 def test_notebook_files(runs: dict[str, Run]) -> None:
     run = runs["09_notebook_files.ipynb"]
-    assert run.widget_statuses() == ["completed", "error", "error"]
+    assert run.widget_statuses() == ["completed", "error", "error", "completed"]
     text = run.text()
     assert "1 added, 1 changed, 3 unchanged cells" in text
+    assert "this call: 1 changed, 4 unchanged cells" in text
+    assert "the turn:  1 added, 2 changed, 2 unchanged cells" in text
     assert (
         "cell 3 (id 'caveat', starting \"Only four months of data.\"): 'cell_type' is missing"
         in text
@@ -268,11 +270,14 @@ def test_notebook_files(runs: dict[str, Run]) -> None:
     views = [
         h for h in html if 'class="applypatch-notebook"' in h and "data-applypatch-record" not in h
     ]
-    # the good edit and the refused one side by side with their JSON, then the undo view
-    assert len(views) == 3 and all("raw JSON diff" in v for v in views)
+    # the good edit and the refused one side by side with their JSON, the undo view, then
+    # %apply_patch_turn: the turn's notebook as cells beside its diff
+    assert len(views) == 4 and all("raw JSON diff" in v for v in views)
     assert (
         "the JSON, as the patch changed it" in views[1] and "invalid notebook: cell 3" in views[1]
     )
+    assert "<i>in the TurnDiff</i>" in views[3] and "turn diff:" in views[3]
+    assert "1 added, 2 changed, 2 unchanged cells" in views[3]
 
 
 def test_recorded_stream_is_an_openai_like_event_stream() -> None:

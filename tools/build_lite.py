@@ -59,7 +59,7 @@ KERNEL_NEEDS = ["micropip", "packaging", "comm", "jedi", "ipython"]
 FRONT_END_ONLY = {"widgetsnbextension", "jupyterlab-widgets"}
 # Dependencies of the package left out of the site: nbformat's jsonschema needs a compiled
 # ``rpds-py`` that Pyodide ships only in its full distribution (on no registry). Without it the
-# package checks notebooks as JSON and cell by cell (applypatch_ext/jupyter/notebooks.py).
+# package checks notebooks as JSON and cell by cell (applypatch_ext/jupyter/notebooks/check.py).
 NOT_IN_BROWSER = {"nbformat"}
 # CPython modules that Pyodide builds to WebAssembly and ships only in its full distribution
 # tarball (on no registry). The kernel installs them unconditionally; the site's lock lists them

@@ -34,6 +34,7 @@ from ..core.turn.options import CallStatus, Decision, PipelineOptions
 from ..core.turn.result import CallResult
 from ..core.turn.safety import AskUser
 from ..core.turn.turn import Turn
+from .notebooks import with_notebook_check
 from .record import show_call
 from .result import PatchCallResult
 from .view import CallView
@@ -65,7 +66,9 @@ class PipelineEditor:
     ) -> None:
         if isinstance(approve, str) and approve != "ask":
             Decision(approve)  # a ValueError naming the bad answer
-        self.turn = turn or Turn(os.path.abspath(cwd or os.getcwd()), options=options)
+        self.turn = turn or Turn(
+            os.path.abspath(cwd or os.getcwd()), options=with_notebook_check(options)
+        )
         self.approve = approve
         self.widget = widget
         self.results: list[PatchCallResult] = []
@@ -99,7 +102,7 @@ class PipelineEditor:
         self._current = call_id
         probe = Turn(
             self.turn.cwd,
-            options=self.turn.options,
+            options=with_notebook_check(self.turn.options),
             session_approvals=set(self.turn.session_approvals),
         )
         call = probe.call(call_id=call_id)
@@ -170,7 +173,7 @@ class PipelineEditor:
     def _run(self, operation: ApplyPatchOperation) -> ApplyPatchResult:
         call_id, approved = self._call_id(operation)
         text = operations_to_patch([operation], call_id=call_id)
-        call = self.turn.call(call_id=call_id)
+        call = self.turn.call(call_id=call_id, options=with_notebook_check(self.turn.options))
         widget = None
         if self.widget:
             widget = ApplyPatchWidget()

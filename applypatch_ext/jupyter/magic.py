@@ -13,7 +13,6 @@ import html
 import math
 import os
 import re
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +47,7 @@ from .display import (
     visible,
     visible_lines,
 )
-from .notebooks import validate_notebook
+from .notebooks import tracker_notebook_diffs, with_notebook_check
 from .record import show_call
 from .result import PatchCallResult
 from .session import SESSION, summarize_event
@@ -68,9 +67,8 @@ TURN_DIFF_INVALIDATED = (
 
 def _options(args: Any, cwd: str) -> PipelineOptions:
     try:
-        options = PipelineOptions.from_namespace(cwd, args)
         # an .ipynb must stay a valid notebook (docs/architecture.md, notebook files)
-        return replace(options, content_validator=validate_notebook)
+        return with_notebook_check(PipelineOptions.from_namespace(cwd, args))
     except (ValueError, ApplyPatchError) as exc:  # an InvalidPathError for a bad root
         raise UsageError(str(exc)) from None
 
@@ -349,7 +347,7 @@ class ApplyPatchMagics(Magics):
         if args.events:
             recorded = [] if turn is None else turn.recorder.to_json()
             events = [{**e, "summary": summarize_event(e)} for e in recorded]
-            state = {
+            state: dict[str, Any] = {
                 "call_id": "turn",
                 "cwd": "" if turn is None else turn.cwd,
                 "stage": "",
@@ -370,6 +368,7 @@ class ApplyPatchMagics(Magics):
             "turn_diff_files": turn_diff_files_json(
                 () if turn is None else turn.tracker.file_diffs()
             ),
+            "notebooks": {"turn": [] if turn is None else tracker_notebook_diffs(turn.tracker)},
         }
         empty = TURN_DIFF_INVALIDATED if invalidated else "The turn has no changes."
         display(

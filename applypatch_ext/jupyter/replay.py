@@ -36,6 +36,7 @@ from ..core.turn.result import CallResult
 from ..core.turn.turn import Turn
 from .display import render_html, render_plain
 from .magic import parse_options, table_arguments
+from .notebooks import with_notebook_check
 from .result import PatchCallResult
 from .session import SESSION
 from .view import CallView
@@ -297,7 +298,7 @@ def replay_session(
     report = replay_rollout(
         rollout,
         directory,
-        options=options,
+        options=with_notebook_check(options),
         approver=approve,
         turns=turns,
         run_call=run_call,

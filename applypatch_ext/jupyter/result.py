@@ -181,7 +181,9 @@ class PatchCallResult:
             self._files = turn_diff_files_json(tracker.file_diffs())
         else:
             self._files = []
-        self._notebooks = call_notebook_views(result)  # once: a proposal reads the disk now
+            tracker = None  # its TurnDiff is not this result's any more: no notebooks of it
+        # once: a proposal reads the disk now, and the tracker moves on with the next call
+        self._notebooks = call_notebook_views(result, tracker)
 
     def decide(self, decision: str) -> PatchCallResult:
         """Answer a pending approval from Python, as the widget's buttons do.
@@ -251,7 +253,8 @@ class PatchCallResult:
 
     @property
     def notebooks(self) -> dict[str, Any]:
-        """The notebooks the call touches, as cells (proposed and committed views)."""
+        """The notebooks the call touches, as cells (proposed and committed views), and those
+        of its TurnDiff (``turn``; see :func:`~.notebooks.call_notebook_views`)."""
         return self._notebooks
 
     @property

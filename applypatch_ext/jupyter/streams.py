@@ -22,6 +22,7 @@ from ..core.agents.responses import CUSTOM_DELTA, CUSTOM_DONE, field_of
 from ..core.interrupts import CancellationToken
 from ..core.turn.options import PipelineOptions
 from ..core.turn.turn import Turn
+from .notebooks import with_notebook_check
 from .session import SESSION
 from .widget import ApplyPatchWidget
 
@@ -121,12 +122,14 @@ def stream_patch(
     ``approve`` is ``"ask"`` (show buttons; the call waits in ``awaiting-approval``), a fixed
     answer (``"approve"``, ``"approve-for-session"``, ``"decline"``) or a callable receiving the
     approval request. With ``widget=True`` the live widget is displayed (needs IPython).
-    Returns the :class:`~.result.PatchCallResult`.
+    An ``.ipynb`` must stay a valid notebook (:func:`~.notebooks.with_notebook_check`, unless
+    ``options`` carry a content validator of their own). Returns the
+    :class:`~.result.PatchCallResult`.
     """
     from .view import CallView  # (view.py imports this module)
 
-    active_turn = turn or SESSION.turn_for(cwd or os.getcwd(), options)
-    call = active_turn.call(options=options)
+    active_turn = turn or SESSION.turn_for(cwd or os.getcwd(), with_notebook_check(options))
+    call = active_turn.call(options=with_notebook_check(options or active_turn.options))
     view_widget = ApplyPatchWidget() if widget else None
     view = CallView(call, view_widget)
     if view_widget is not None:

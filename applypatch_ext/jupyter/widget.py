@@ -91,8 +91,9 @@ class ApplyPatchWidget(anywidget.AnyWidget):
     ).tag(**SHOWN)
     notebooks = traitlets.Dict(
         help=(
-            "The call's notebooks as cells: notebooks.call_notebook_views(result), "
-            "{'proposed': [...], 'committed': [...]}, one notebook_diff per .ipynb."
+            "The call's notebooks as cells: notebooks.call_notebook_views(result, tracker), "
+            "{'proposed': [...], 'committed': [...], 'turn': [...]}, one notebook_diff per "
+            ".ipynb (turn: the notebooks of the call's TurnDiff)."
         )
     ).tag(**SHOWN)
     record_id = traitlets.Unicode(

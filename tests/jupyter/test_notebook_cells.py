@@ -1,4 +1,4 @@
-"""Patches to ``.ipynb`` files as cells (applypatch_ext/jupyter/notebooks.py): the cell-level
+"""Patches to ``.ipynb`` files as cells (applypatch_ext/jupyter/notebooks/): the cell-level
 diff, nbformat validation at verification (through a real Turn and through the magic in a real
 IPython shell), and the static renderers. The inputs are the repository's own teaching
 notebooks, copied to a temporary directory and edited by real patches."""
@@ -31,6 +31,7 @@ from applypatch_ext.jupyter.notebooks import (
     render_call_notebooks_html,
     render_notebook_diff_html,
     render_notebook_diff_markdown,
+    tracker_notebook_diffs,
     turn_notebook_diffs,
     validate_notebook,
 )
@@ -365,6 +366,205 @@ def test_a_moved_notebook_is_shown_at_its_new_path(project: Path) -> None:
     (net,) = turn_notebook_diffs(c.result.delta for c in turn.calls if c.result)
     assert net["path"] == str(project / "tour.ipynb") and net["kind"] == "update"
     assert net["moved_from"] == str(project / TOUR)
+
+
+# ------------------------------------------------------------------ the TurnDiff as cells
+
+
+def run_edits(project: Path, name: str, *edits: Any, **kw: Any) -> tuple[Turn, list[Any]]:
+    """One turn of calls on ``name``, each taking the notebook on disk through ``edit(nb)``
+    (an edit returning a str gives the new text as it is); every call must complete."""
+    turn = Turn(str(project), options=nb_options(**kw))
+    results = []
+    for edit in edits:
+        path = project / name
+        old = path.read_bytes().decode("utf-8")
+        lf = old.replace("\r\n", "\n")
+        nb = json.loads(lf)
+        new = edit(nb)
+        new_text = new if isinstance(new, str) else dumps(nb)
+        result = turn.run(update_patch(name, lf, new_text), "approve")
+        assert result.status == CallStatus.COMPLETED, result.output
+        results.append(result)
+    return turn, results
+
+
+def turn_block(turn: Turn, path: Path) -> Any:
+    (side,) = [t for t in turn.tracker.file_texts() if t.absolute == str(path)]
+    return side
+
+
+def test_the_turndiff_shows_the_net_cells_of_several_calls(project: Path) -> None:
+    original = (project / TOUR).read_text(encoding="utf-8")
+    count = len(json.loads(original)["cells"])
+    added = {"cell_type": "markdown", "id": "note-1", "metadata": {}, "source": ["A new note."]}
+
+    def add_and_change(nb: dict[str, Any]) -> None:
+        nb["cells"][0]["source"][0] = "# 01 · Tour, edited\n"
+        nb["cells"].insert(5, added)
+
+    def remove_and_move(nb: dict[str, Any]) -> None:
+        del nb["cells"][9]  # the old cell 8
+        nb["cells"].append(nb["cells"].pop(1))  # the old cell 1 goes to the end
+
+    def outputs_only(nb: dict[str, Any]) -> None:
+        cell = nb["cells"][2]  # the old cell 3, a code cell
+        assert cell["cell_type"] == "code"
+        cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": ["hi\n"]}]
+        cell["execution_count"] = 3
+
+    turn, results = run_edits(project, TOUR, add_and_change, remove_and_move, outputs_only)
+    (net,) = tracker_notebook_diffs(turn.tracker)
+    # the net change of the turn: from the text before the turn to the text now
+    side = turn_block(turn, project / TOUR)
+    assert side.before == original and side.after == (project / TOUR).read_text(encoding="utf-8")
+    assert net == notebook_diff(original, side.after, path=str(project / TOUR))
+    # in the new order (the old cell 1 at the end), the removed cell where it was
+    assert entries(net) == [
+        ("changed", 0, 0),
+        ("unchanged", 1),
+        ("changed", 3, 2),
+        ("unchanged", 1),
+        ("added", None, 4),
+        ("unchanged", 3),
+        ("removed", 8, None),
+        ("unchanged", count - 9),
+        ("moved", 1, count - 1),
+    ]
+    outputs = [e for e in net["cells"] if e.get("old_index") == 3]
+    assert outputs[0]["changes"] == ["outputs", "execution count"]
+    assert net["summary"] == f"1 added, 1 removed, 1 moved, 2 changed, {count - 4} unchanged cells"
+    # its raw JSON diff is the TurnDiff's block of that notebook (what git apply would take)
+    (block,) = [b for b in turn.tracker.file_diffs() if b.path == TOUR]
+    assert net["raw_diff"] and block.text.endswith(net["raw_diff"])
+    # each call: its own committed cells, and the turn's net cells so far
+    first, second, third = (call_notebook_views(r) for r in results)
+    assert first["turn"] == second["turn"] == third["turn"] == []  # no tracker: no TurnDiff
+    views = call_notebook_views(results[-1], turn.tracker)
+    assert [e["status"] for e in views["committed"][0]["cells"] if "count" not in e] == ["changed"]
+    assert views["turn"] == [{**net}] and "same_as" not in views["turn"][0]
+    # undoing the turn would bring back the old cell 8 and remove the new note
+    (undo,) = tracker_notebook_diffs(turn.tracker, undo=True)
+    undo_statuses = {(e["status"], e.get("id")) for e in undo["cells"] if "count" not in e}
+    assert {("added", "cell-08"), ("removed", "note-1")} <= undo_statuses
+
+
+def test_a_call_that_leaves_the_notebook_alone_reuses_its_turndiff_view(project: Path) -> None:
+    def edit(nb: dict[str, Any]) -> None:
+        nb["cells"][0]["source"][0] = "# edited\n"
+
+    turn, (first,) = run_edits(project, TOUR, edit)
+    (view,) = call_notebook_views(first, turn.tracker)["turn"]
+    (project / "notes.txt").write_text("one\n")
+    other = turn.run("*** Begin Patch\n*** Update File: notes.txt\n@@\n-one\n+two\n*** End Patch")
+    assert other.status == CallStatus.COMPLETED, other.output
+    (again,) = call_notebook_views(other, turn.tracker)["turn"]
+    # the same cells, not diffed again (the very objects), and no longer the call's own change
+    assert again["cells"] is view["cells"] and again["raw_diff"] == view["raw_diff"]
+    assert view["same_as"] == "committed" and "same_as" not in again
+    # a call that changes the notebook again: its TurnDiff view is made anew
+    before = (project / TOUR).read_text(encoding="utf-8")
+    nb = json.loads(before)
+    nb["cells"][2]["source"].append("\nmore")
+    third = turn.run(update_patch(TOUR, before, dumps(nb)), "approve")
+    assert third.status == CallStatus.COMPLETED, third.output
+    (changed,) = call_notebook_views(third, turn.tracker)["turn"]
+    assert changed["cells"] is not view["cells"]
+    assert [e["new_index"] for e in changed["cells"] if "count" not in e] == [0, 2]
+
+
+def test_the_first_change_of_a_turn_is_its_calls_and_said_once(project: Path) -> None:
+    def edit(nb: dict[str, Any]) -> None:
+        nb["cells"][0]["source"][0] = "# edited\n"
+
+    turn, (result,) = run_edits(project, TOUR, edit)
+    views = call_notebook_views(result, turn.tracker)
+    (committed,) = views["committed"]
+    (turn_view,) = views["turn"]
+    assert turn_view["same_as"] == "committed"
+    assert {k: v for k, v in turn_view.items() if k != "same_as"} == committed
+    assert turn_view["cells"] is committed["cells"]  # the same texts: diffed once
+    html = render_call_notebooks_html(views)
+    assert html.count("<i>in the TurnDiff</i>") == 1
+    assert "the same change as committed above: this call is the turn&#x27;s only change" in html
+    assert html.count("raw JSON diff") == 1  # the cells and the JSON once, under committed
+
+
+def test_the_turndiff_of_a_notebook_broken_then_repaired(project: Path) -> None:
+    """--invalid-notebooks warn writes a broken notebook: the TurnDiff says why its cells
+    cannot show, with its raw JSON open; the repair leaves no TurnDiff at all."""
+    original = (project / TOUR).read_text(encoding="utf-8")
+    broken = original.replace('"cell_type": "markdown",', '"cell_type": "markdown"', 1)
+    turn, results = run_edits(project, TOUR, lambda nb: broken, mode=InvalidContent.WARN)
+    (view,) = tracker_notebook_diffs(turn.tracker)
+    assert not view["ok"] and view["cells"] == []
+    assert view["reason"].startswith("the new text is not valid JSON: Expecting ',' delimiter")
+    assert view["validation"]["after"].startswith("not valid JSON: Expecting ',' delimiter at")
+    html = render_call_notebooks_html(call_notebook_views(results[0], turn.tracker))
+    assert "<details open><summary>raw JSON diff" in html
+    repair = turn.run(update_patch(TOUR, broken, original), "approve")
+    assert repair.status == CallStatus.COMPLETED, repair.output
+    assert tracker_notebook_diffs(turn.tracker) == [] and turn.turn_diff() == ""
+
+
+def test_the_turndiff_of_a_notebook_left_without_a_cell_type(project: Path) -> None:
+    def drop(nb: dict[str, Any]) -> None:
+        del nb["cells"][2]["cell_type"]
+
+    def touch(nb: dict[str, Any]) -> None:
+        nb["cells"][0]["source"][0] = "# edited\n"
+
+    turn, _ = run_edits(project, TOUR, drop, touch, mode=InvalidContent.WARN)
+    (view,) = tracker_notebook_diffs(turn.tracker)
+    assert view["ok"] and view["validation"]["before"] is None
+    assert view["validation"]["after"].startswith("cell 2 (id 'cell-02', starting")
+    assert [(e["status"], e["changes"]) for e in view["cells"] if "count" not in e] == [
+        ("changed", ["source"]),
+        ("changed", ["cell type"]),
+    ]
+    assert "invalid notebook: cell 2 (id" in render_notebook_diff_html(view)
+
+
+def test_the_turndiff_of_a_crlf_notebook(project: Path) -> None:
+    name = "05_turn_diff.ipynb"
+    lf = (project / name).read_text(encoding="utf-8")
+    (project / name).write_bytes(lf.replace("\n", "\r\n").encode())
+
+    def first(nb: dict[str, Any]) -> None:
+        nb["cells"][0]["source"][0] = "# 05 · edited\n"
+
+    def last(nb: dict[str, Any]) -> None:
+        nb["cells"][-1]["source"].append("\nmore")
+
+    turn, _ = run_edits(project, name, first, last)
+    side = turn_block(turn, project / name)
+    assert side.before == lf.replace("\n", "\r\n") and "\r\n" in (side.after or "")
+    assert "\n" not in (side.after or "").replace("\r\n", "")  # every line keeps its CRLF
+    (view,) = tracker_notebook_diffs(turn.tracker)
+    count = len(json.loads(lf)["cells"])
+    assert view["ok"] and view["validation"] == {"before": None, "after": None}
+    assert entries(view) == [
+        ("changed", 0, 0),
+        ("unchanged", count - 2),
+        ("changed", count - 1, count - 1),
+    ]
+    assert "+more" in view["cells"][-1]["source_diff"]
+
+
+def test_an_added_then_deleted_notebook_leaves_no_turndiff(project: Path) -> None:
+    turn = Turn(str(project), options=nb_options())
+    text = (project / TOUR).read_text(encoding="utf-8")
+    add = "*** Begin Patch\n*** Add File: new.ipynb\n" + "".join(
+        "+" + line + "\n" for line in text.rstrip("\n").split("\n")
+    )
+    added = turn.run(add + "*** End Patch", "approve")
+    assert added.status == CallStatus.COMPLETED, added.output
+    (view,) = tracker_notebook_diffs(turn.tracker)
+    assert view["kind"] == "add" and view["counts"]["added"] == len(json.loads(text)["cells"])
+    deleted = turn.run("*** Begin Patch\n*** Delete File: new.ipynb\n*** End Patch", "approve")
+    assert deleted.status == CallStatus.COMPLETED, deleted.output
+    assert tracker_notebook_diffs(turn.tracker) == []
+    assert call_notebook_views(deleted, turn.tracker)["turn"] == []
 
 
 @pytest.mark.parametrize(

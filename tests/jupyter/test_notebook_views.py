@@ -149,11 +149,59 @@ def test_a_call_without_notebooks_shows_no_cell_view(
     run = run_magic("res --stream-chunk 0", patch)
     res = ip.user_ns["res"]
     assert run.widget.status == "completed"
-    assert run.widget.notebooks == {"proposed": [], "committed": []}
+    assert run.widget.notebooks == {"proposed": [], "committed": [], "turn": []}
     state = res.state_json()
     without = {k: v for k, v in state.items() if k != "notebooks"}
     for render in (render_html, render_markdown, render_plain):
         assert render(state) == render(without), render.__name__
+
+
+def test_the_turndiff_shows_as_cells_in_the_widget_and_every_fallback(
+    run_magic: Magic, ip: InteractiveShell, tmp_path: Path
+) -> None:
+    run_magic("first --stream-chunk 0", edited_tour(tmp_path, change_cell_0))
+    first = ip.user_ns["first"]
+    (same,) = first.notebooks["turn"]  # the turn's first change: the call's own, said once
+    assert (
+        same["same_as"] == "committed"
+        and same["raw_diff"] == first.notebooks["committed"][0]["raw_diff"]
+    )
+    before = (tmp_path / TOUR).read_text(encoding="utf-8")
+    nb = json.loads(before)
+    nb["cells"][5]["source"].append("\n# and one more line")
+    run = run_magic("second --stream-chunk 0", update_patch(TOUR, before, dumps(nb)))
+    widget, second = run.widget, ip.user_ns["second"]
+    assert widget.status == "completed"
+    (committed,) = widget.notebooks["committed"]
+    (net,) = widget.notebooks["turn"]
+    assert "same_as" not in net and net["path"] == str(tmp_path / TOUR)
+    changed = [(e["status"], e["new_index"]) for e in net["cells"] if "count" not in e]
+    assert changed == [("changed", 0), ("changed", 5)]  # both calls' cells, net
+    assert [e["new_index"] for e in committed["cells"] if "count" not in e] == [5]
+    assert second.state_json()["notebooks"] == widget.notebooks
+    # the first call's result keeps what its TurnDiff was when it ended
+    assert first.notebooks["turn"] == [same]
+    html = second._repr_html_()
+    assert html.count("<i>in the TurnDiff</i>") == 1
+    assert html.index("<i>committed</i>") < html.index("<i>in the TurnDiff</i>")
+    turn_part = html[html.index("<i>in the TurnDiff</i>") :]
+    assert "changed · cell 0 id cell-00 · markdown" in turn_part
+    assert "changed · cell 5 id cell-05" in turn_part
+    markdown = second._repr_markdown_()
+    assert (
+        "*in the TurnDiff*" in markdown
+        and f"2 changed\\, {len(nb['cells']) - 2} unchanged cells" in markdown
+    )
+    plain = repr(second)
+    assert f"notebook {tmp_path / TOUR}, in the TurnDiff: 2 changed, " in plain
+    first_html = first._repr_html_()
+    assert "the same change as committed above" in first_html
+    # %apply_patch_turn shows the turn's notebooks as cells beside its diff
+    (shown,) = run_magic.line("apply_patch_turn").outputs
+    assert "<i>in the TurnDiff</i>" in shown.data["text/html"]
+    assert "changed · cell 5 id cell-05" in shown.data["text/html"]
+    assert "*in the TurnDiff*\n\n**notebook**" in shown.data["text/markdown"]
+    assert shown.data["text/plain"] == second.turn_diff  # the diff, to copy
 
 
 def test_the_trait_is_displayed_and_its_views_are_the_calls() -> None:

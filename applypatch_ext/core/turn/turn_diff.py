@@ -35,6 +35,7 @@ __all__ = [
     "DEV_NULL",
     "REGULAR_FILE_MODE",
     "FileDiff",
+    "FileTexts",
     "TurnDiffTracker",
     "find_display_root",
 ]
@@ -107,6 +108,26 @@ class FileDiff:
     old_path: str
     path: str
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileTexts:
+    """One file's block of the aggregate as its two texts (what the block is the diff of).
+
+    ``old_path`` and ``path`` are the display paths of :class:`FileDiff`; ``old_absolute`` and
+    ``absolute`` the tracked paths (they differ only for a rename); ``before`` is the text at
+    the start of the turn and ``after`` the text now, None for a file that did not exist then
+    or does not exist now. A front end that shows a file otherwise than as lines (a notebook as
+    cells) reads these instead of parsing the diff.
+    """
+
+    environment_id: str
+    old_path: str
+    path: str
+    old_absolute: str
+    absolute: str
+    before: str | None
+    after: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,6 +363,29 @@ class TurnDiffTracker:
             self._rendered_files = tuple(files)
             self._files_revision = self._revision
         return self._rendered_files
+
+    def file_texts(self) -> tuple[FileTexts, ...]:
+        """The texts of the blocks of :meth:`file_diffs`, in the same order (empty when there is
+        no diff or the tracker is invalid). Nothing is diffed: the texts are the tracker's."""
+        if not self._valid:
+            return ()
+        texts = []
+        for key, left, right_key, right, _ in self._walk():
+            before = None if left is None else left.text
+            after = None if right is None else right.text
+            if before != after:  # as _render_file: equal sides render no block
+                texts.append(
+                    FileTexts(
+                        right_key[0],
+                        self._display(key),
+                        self._display(right_key),
+                        key[1],
+                        right_key[1],
+                        before,
+                        after,
+                    )
+                )
+        return tuple(texts)
 
     def _display(self, key: TrackedPath) -> str:
         cached = self._display_cache.get(key)

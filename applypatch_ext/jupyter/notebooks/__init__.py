@@ -19,10 +19,11 @@ found elsewhere (moves), then the most similar remaining pairs (changed cells, p
 moved). A matched cell is *moved* when it is not on the longest run
 of matched cells that keeps its order.
 
-:func:`validate_notebook` is the content validator the magic registers (``(path, text) -> str |
-None``, see :mod:`applypatch_ext.core.apply.content_check`): for an ``.ipynb`` path it parses the
-text and validates it with nbformat, and says what is wrong and where (JSON line and column,
-or the cell's index and id).
+:func:`validate_notebook` is the content validator every front end registers (``(path, text) ->
+str | None``, see :mod:`applypatch_ext.core.apply.content_check`), through
+:func:`with_notebook_check`: for an ``.ipynb`` path it parses the text and validates it with
+nbformat (without it: as JSON and cell by cell), and says what is wrong and where (JSON line
+and column, or the cell's index and id).
 
 :func:`render_notebook_diff_html` and :func:`render_notebook_diff_markdown` are the static
 fallbacks: everything escaped with display.py's control-character rule, outputs and metadata
@@ -32,7 +33,7 @@ collapsed (``<details>``), the raw JSON diff one click away.
 from __future__ import annotations
 
 from ._read import is_notebook_path
-from .check import notebook_problem, validate_notebook
+from .check import notebook_problem, validate_notebook, with_notebook_check
 from .diff import notebook_diff
 from .render import (
     CALL_VIEWS,
@@ -46,6 +47,7 @@ from .views import (
     call_notebook_views,
     delta_notebook_diffs,
     proposed_notebook_diffs,
+    tracker_notebook_diffs,
     turn_notebook_diffs,
 )
 
@@ -62,6 +64,8 @@ __all__ = [
     "render_call_notebooks_plain",
     "render_notebook_diff_html",
     "render_notebook_diff_markdown",
+    "tracker_notebook_diffs",
     "turn_notebook_diffs",
     "validate_notebook",
+    "with_notebook_check",
 ]

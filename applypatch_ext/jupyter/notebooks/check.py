@@ -1,11 +1,21 @@
-"""Is a text a valid notebook? nbformat's schema, with the cell it concerns named."""
+"""Is a text a valid notebook? nbformat's schema, with the cell it concerns named.
+
+:func:`with_notebook_check` is the one place that gives a front end its content validator:
+the magics, :func:`~applypatch_ext.jupyter.streams.stream_patch`, the ``turn`` and ``replay``
+commands, ``%apply_patch_replay`` and the Agents SDK editor all run their options through it.
+Where nbformat cannot be imported (the JupyterLite site, an environment without it) the
+check is structural: the JSON, the format version, unique ids and every cell's type, without
+the schema; a refusal then says so.
+"""
 
 from __future__ import annotations
 
 import json
 import warnings
-from typing import Any
+from dataclasses import replace
+from typing import Any, Final
 
+from ...core.turn.options import PipelineOptions
 from ._read import (
     CELL_TYPES,
     _json_error,
@@ -126,12 +136,35 @@ def notebook_problem(text: str) -> str | None:
     return None
 
 
+#: What a refusal adds when nbformat is missing: the check was not the whole schema.
+WITHOUT_SCHEMA: Final = (
+    " (checked as JSON and cell by cell only: nbformat, which checks the whole schema, "
+    "cannot be imported here)"
+)
+
+
 def validate_notebook(path: str, text: str) -> str | None:
-    """The magic's content validator: an ``.ipynb`` must be a valid notebook (nbformat);
-    other paths are not checked. Returns None or what is wrong, naming the cell (index, id)."""
+    """The front ends' content validator: an ``.ipynb`` must be a valid notebook (nbformat's
+    schema, or the structural check where nbformat cannot be imported); other paths are not
+    checked. Returns None or what is wrong, naming the cell (index, id)."""
     if not is_notebook_path(path):
         return None
     problem = notebook_problem(text)
     if problem is None:
         return None
-    return f"{problem}. Jupyter cannot open an invalid notebook: fix the patch"
+    how = "" if _nbformat() is not None else WITHOUT_SCHEMA
+    return f"{problem}. Jupyter cannot open an invalid notebook: fix the patch{how}"
+
+
+def with_notebook_check(options: PipelineOptions | None = None) -> PipelineOptions:
+    """``options`` (default ``PipelineOptions()``) as every front end runs them: with
+    :func:`validate_notebook` as their content validator, unless they carry one of their own.
+
+    ``--invalid-notebooks warn`` (``invalid_content=InvalidContent.WARN``) keeps the reference
+    behaviour: the patch applies and the result warns. The core itself (``Turn``,
+    ``run_patch``) checks nothing unless given a validator.
+    """
+    base = options if options is not None else PipelineOptions()
+    if base.content_validator is not None:
+        return base
+    return replace(base, content_validator=validate_notebook)

@@ -124,16 +124,44 @@ def render_notebook_diff_html(view: Mapping[str, Any]) -> str:
 
 
 #: The keys of :func:`call_notebook_views`, in the order they are shown, with their labels.
-CALL_VIEWS: Final = (("proposed", "proposed, nothing written"), ("committed", "committed"))
+CALL_VIEWS: Final = (
+    ("proposed", "proposed, nothing written"),
+    ("committed", "committed"),
+    ("turn", "in the TurnDiff"),
+)
+
+
+def same_as_text(view: Mapping[str, Any]) -> str | None:
+    """What a TurnDiff view whose change is the call's own committed one shows instead of its
+    cells (``same_as``, see :func:`call_notebook_views`), or None for any other view."""
+    if view.get("same_as") != "committed":
+        return None
+    return "the same change as committed above: this call is the turn's only change to it"
+
+
+def _head_html(view: Mapping[str, Any]) -> str:
+    moved = (
+        f" (moved from <code>{_esc(view['moved_from'])}</code>)" if view.get("moved_from") else ""
+    )
+    return (
+        f"<div><b>notebook</b> <code>{_esc(view.get('path', ''))}</code>{moved}: "
+        f"{_esc(view.get('summary', ''))}</div>"
+    )
 
 
 def render_call_notebooks_html(views: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
-    """The HTML of :func:`call_notebook_views`: each proposed, then each committed notebook
-    (the empty string when the call touches no notebook)."""
+    """The HTML of :func:`call_notebook_views`: each proposed, then each committed notebook,
+    then each notebook of the TurnDiff (the empty string when the call touches no notebook)."""
     parts = []
     for key, label in CALL_VIEWS:
         for view in views.get(key, ()):
-            parts.append(f"<div><i>{label}</i></div>{render_notebook_diff_html(view)}")
+            same = same_as_text(view)
+            body = (
+                f'<div class="applypatch-notebook">{_head_html(view)}<div>{_esc(same)}</div></div>'
+                if same
+                else render_notebook_diff_html(view)
+            )
+            parts.append(f"<div><i>{label}</i></div>{body}")
     return "".join(parts)
 
 
@@ -180,7 +208,14 @@ def render_call_notebooks_markdown(views: Mapping[str, Sequence[Mapping[str, Any
     parts = []
     for key, label in CALL_VIEWS:
         for view in views.get(key, ()):
-            parts.append(f"*{md_text(label)}*\n\n{render_notebook_diff_markdown(view)}")
+            same = same_as_text(view)
+            body = (
+                f"**notebook** {md_code(view.get('path', ''))}: "
+                f"{md_text(view.get('summary', ''))}\n\n{md_text(same)}"
+                if same
+                else render_notebook_diff_markdown(view)
+            )
+            parts.append(f"*{md_text(label)}*\n\n{body}")
     return "\n\n".join(parts)
 
 
@@ -194,6 +229,10 @@ def render_call_notebooks_plain(views: Mapping[str, Sequence[Mapping[str, Any]]]
             lines.append(
                 f"notebook {view.get('path', '')}{moved}, {label}: {view.get('summary', '')}"
             )
+            same = same_as_text(view)
+            if same:
+                lines.append(f"  {same}")
+                continue
             if not view.get("ok"):
                 lines.append(f"  {view.get('reason', '')}")
             problem = (view.get("validation") or {}).get("after")

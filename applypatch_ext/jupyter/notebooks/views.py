@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any, Final
+import weakref
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Final, TypeAlias
 
 from ...core.apply.changes import (
     AppliedAdd,
@@ -16,6 +17,7 @@ from ...core.apply.changes import (
 )
 from ...core.turn.options import CallStatus
 from ...core.turn.result import CallResult
+from ...core.turn.turn_diff import TurnDiffTracker
 from ._read import (
     is_notebook_path,
 )
@@ -23,25 +25,36 @@ from .diff import (
     notebook_diff,
 )
 
+#: A notebook's change as texts: (its path, where it was, the text before, the text after),
+#: None for no file. A TurnDiff block and a committed change with equal sides are one change.
+_Sides: TypeAlias = tuple[str, str, "str | None", "str | None"]
 
-def delta_notebook_diffs(delta: AppliedPatchDelta) -> list[dict[str, Any]]:
-    """The cell diff of every notebook a committed delta touched, in delta order."""
-    views = []
+
+def _delta_sides(delta: AppliedPatchDelta) -> list[_Sides]:
+    sides: list[_Sides] = []
     for change in delta.changes:
         if isinstance(change, AppliedAdd) and is_notebook_path(change.path):
-            views.append(
-                notebook_diff(change.overwritten_content, change.content, path=change.path)
-            )
+            sides.append((change.path, change.path, change.overwritten_content, change.content))
         elif isinstance(change, AppliedDelete) and is_notebook_path(change.path):
-            views.append(notebook_diff(change.content, None, path=change.path))
+            sides.append((change.path, change.path, change.content, None))
         elif isinstance(change, AppliedUpdate):
             target = change.move_path or change.path
             if is_notebook_path(target) or is_notebook_path(change.path):
-                view = notebook_diff(change.old_content, change.new_content, path=target)
-                if change.move_path is not None:
-                    view["moved_from"] = change.path
-                views.append(view)
-    return views
+                sides.append((target, change.path, change.old_content, change.new_content))
+    return sides
+
+
+def _view(sides: _Sides) -> dict[str, Any]:
+    path, source, before, after = sides
+    view = notebook_diff(before, after, path=path)
+    if source != path:
+        view["moved_from"] = source
+    return view
+
+
+def delta_notebook_diffs(delta: AppliedPatchDelta) -> list[dict[str, Any]]:
+    """The cell diff of every notebook a committed delta touched, in delta order."""
+    return [_view(sides) for sides in _delta_sides(delta)]
 
 
 def proposed_notebook_diffs(
@@ -90,52 +103,79 @@ _NOTHING_WRITTEN: Final = (
 )
 
 
-def call_notebook_views(result: CallResult) -> dict[str, list[dict[str, Any]]]:
+def call_notebook_views(
+    result: CallResult, tracker: TurnDiffTracker | None = None
+) -> dict[str, list[dict[str, Any]]]:
     """The cell views of one call, ready for a widget trait (plain JSON): ``proposed`` (what
-    a call that wrote nothing would change, a refused one included) and ``committed`` (the
-    delta's notebooks). Empty lists when the call touches no notebook."""
+    a call that wrote nothing would change, a refused one included), ``committed`` (the
+    delta's notebooks) and ``turn`` (the notebooks of the turn's TurnDiff, from ``tracker``:
+    pass it only while it still renders the call's ``turn_diff``). Empty lists when the call
+    touches no notebook.
+
+    A TurnDiff notebook whose change is exactly this call's committed one (the first call of a
+    turn to touch it) carries ``same_as: "committed"``: the views show it once."""
     proposed: list[dict[str, Any]] = []
     if result.proposed is not None and result.status in _NOTHING_WRITTEN:
         proposed = proposed_notebook_diffs(result.proposed)
-    return {"proposed": proposed, "committed": delta_notebook_diffs(result.delta)}
+    sides = _delta_sides(result.delta)
+    committed = [_view(each) for each in sides]
+    own = dict(zip(sides, committed, strict=True))
+    turn = []
+    for key, view in [] if tracker is None else _tracker_views(tracker, False, own):
+        if key in own:  # the same texts: the call's own change, diffed once
+            view["same_as"] = "committed"
+        turn.append(view)
+    return {"proposed": proposed, "committed": committed, "turn": turn}
+
+
+#: Per tracker (and direction), the views of its last :func:`tracker_notebook_diffs`, by their
+#: texts: the calls of a turn that leave a notebook alone show its TurnDiff again without
+#: diffing it (the tracker keeps the same str objects while a file is untouched, so a lookup
+#: compares them by identity). Gone with the tracker; only what the last call used is kept.
+_TRACKER_VIEWS: weakref.WeakKeyDictionary[
+    TurnDiffTracker, dict[bool, dict[_Sides, dict[str, Any]]]
+] = weakref.WeakKeyDictionary()
+
+
+def _tracker_views(
+    tracker: TurnDiffTracker, undo: bool, known: Mapping[_Sides, dict[str, Any]]
+) -> list[tuple[_Sides, dict[str, Any]]]:
+    """Each notebook block's texts and a copy of its view (a caller may add keys; the values
+    are shared): from the last call's views, from ``known`` ones, or diffed now."""
+    cached = _TRACKER_VIEWS.setdefault(tracker, {}).get(undo, {})
+    kept: dict[_Sides, dict[str, Any]] = {}
+    out = []
+    for side in tracker.file_texts():
+        if not (is_notebook_path(side.absolute) or is_notebook_path(side.old_absolute)):
+            continue
+        before, after = (side.after, side.before) if undo else (side.before, side.after)
+        key = (side.absolute, side.old_absolute, before, after)
+        view = cached.get(key) or known.get(key) or _view(key)
+        kept[key] = view
+        out.append((key, dict(view)))
+    _TRACKER_VIEWS[tracker][undo] = kept
+    return out
+
+
+def tracker_notebook_diffs(tracker: TurnDiffTracker, *, undo: bool = False) -> list[dict[str, Any]]:
+    """The cell diff of every notebook of the tracker's TurnDiff, in its block order, from the
+    texts the blocks are the diff of (:meth:`TurnDiffTracker.file_texts`): one view per
+    notebook block, at the absolute path of its right side (a renamed notebook's
+    ``moved_from`` says where it was). ``undo=True`` gives the reverse, what undoing the turn
+    would restore. Empty when the tracker is invalid (an inexact delta: the texts are
+    unknown)."""
+    return [view for _, view in _tracker_views(tracker, undo, {})]
 
 
 def turn_notebook_diffs(
     deltas: Iterable[AppliedPatchDelta], *, undo: bool = False
 ) -> list[dict[str, Any]]:
     """The net cell diff of every notebook over the deltas of a turn (oldest first), from
-    each notebook's text before the turn to its text now; ``undo=True`` gives the reverse,
-    what undoing the turn would restore. A moved notebook shows at its new path (``moved_from``
-    says where it was), and its old path as deleted."""
-    state: dict[str, list[Any]] = {}  # path -> [before the turn, now, moved from]
-
-    def touch(path: str, before: str | None) -> list[Any]:
-        return state.setdefault(path, [before, before, None])
-
+    each notebook's text before the turn to its text now, folded as the TurnDiff folds them
+    (a :class:`TurnDiffTracker`: see :func:`tracker_notebook_diffs`); ``undo=True`` gives the
+    reverse, what undoing the turn would restore. A moved notebook shows at its new path
+    (``moved_from`` says where it was)."""
+    tracker = TurnDiffTracker(display_roots={"": "/"}, timeout=None)
     for delta in deltas:
-        for change in delta.changes:
-            if isinstance(change, AppliedAdd):
-                touch(change.path, change.overwritten_content)[1] = change.content
-            elif isinstance(change, AppliedDelete):
-                touch(change.path, change.content)[1] = None
-            elif change.move_path is None:
-                touch(change.path, change.old_content)[1] = change.new_content
-            else:
-                source = touch(change.path, change.old_content)
-                source[1] = None
-                dest = touch(change.move_path, change.overwritten_move_content)
-                dest[1] = change.new_content
-                if dest[0] is None:
-                    dest[0], dest[2] = source[0], source[2] or change.path
-                    source[0] = None
-    views = []
-    for path, (before, now, moved_from) in state.items():
-        if not is_notebook_path(path) or before == now:
-            continue
-        view = (
-            notebook_diff(now, before, path=path) if undo else notebook_diff(before, now, path=path)
-        )
-        if moved_from is not None:
-            view["moved_from"] = moved_from
-        views.append(view)
-    return views
+        tracker.track_delta(delta)
+    return tracker_notebook_diffs(tracker, undo=undo)

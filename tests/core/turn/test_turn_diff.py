@@ -492,6 +492,30 @@ def test_inexact_delta_from_a_real_apply_invalidates(root: str) -> None:
     assert tracker.get_unified_diff() is None
 
 
+def test_file_texts_are_each_blocks_two_sides(root: str) -> None:
+    seed(root, {"keep.txt": "one\n", "old.txt": "moved\n", "gone.txt": "bye\n"})
+    tracker = tracker_at(root)
+    tracker.track_delta(apply_text(root, "*** Update File: keep.txt\n@@\n-one\n+two"))
+    tracker.track_delta(
+        apply_text(root, "*** Update File: old.txt\n*** Move to: new.txt\n@@\n-moved\n+moved!")
+    )
+    tracker.track_delta(apply_text(root, "*** Delete File: gone.txt\n*** Add File: add.txt\n+hi"))
+    tracker.track_delta(apply_text(root, "*** Add File: tmp.txt\n+x"))
+    tracker.track_delta(apply_text(root, "*** Delete File: tmp.txt"))  # net zero: no block
+    sides = {t.path: t for t in tracker.file_texts()}
+    assert list(sides) == [b.path for b in tracker.file_diffs()]
+    assert list(sides) == ["add.txt", "gone.txt", "keep.txt", "new.txt"]
+    assert (sides["add.txt"].before, sides["add.txt"].after) == (None, "hi\n")
+    assert (sides["gone.txt"].before, sides["gone.txt"].after) == ("bye\n", None)
+    assert (sides["keep.txt"].before, sides["keep.txt"].after) == ("one\n", "two\n")
+    moved = sides["new.txt"]
+    assert (moved.old_path, moved.old_absolute) == ("old.txt", f"{root}/old.txt")
+    assert (moved.absolute, moved.before, moved.after) == (f"{root}/new.txt", "moved\n", "moved!\n")
+    assert tracker.render_count == 1  # file_diffs rendered; file_texts diffed nothing
+    tracker.invalidate()
+    assert tracker.file_texts() == ()
+
+
 def test_tracker_needs_an_environment() -> None:
     with pytest.raises(ValueError, match="at least one environment"):
         TurnDiffTracker()
@@ -904,6 +928,20 @@ def test_git_apply_of_the_turn_diff_reproduces_the_current_tree(
             combined = combined.append(delta)
         once.track_delta(combined)
         assert once.get_unified_diff() == diff
+
+        # The blocks' texts are the two trees: the baseline's file and the current one.
+        current = _memory_texts(mirror, "/m")
+        sides = tracker.file_texts()
+        assert [(t.old_path, t.path) for t in sides] == [
+            (b.old_path, b.path) for b in tracker.file_diffs()
+        ]
+        for side in sides:
+            assert (side.old_absolute, side.absolute) == (
+                f"{work}/{side.old_path}",
+                f"{work}/{side.path}",
+            )
+            assert side.before == baseline.get(side.old_path) != side.after
+            assert side.after == current.get(side.path)
 
         _record_events(diff)
         git(replay, "init", "-q")
