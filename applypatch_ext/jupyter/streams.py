@@ -85,22 +85,22 @@ def run_streamed(
     approver: Any = None,
     dry_run: bool = False,
 ) -> PatchCallResult:
-    """Stream ``deltas`` into the view's call (sleeping ``delay`` between them), then run it.
+    """Stream ``deltas`` into the view's call (sleeping ``delay`` between two of them, not
+    after the last), then run it.
 
     A kernel interrupt while streaming or applying cancels the call: it keeps what it wrote and
     its result says ``cancelled``.
     """
     token = view.call.cancel
     with cancel_on_interrupt(token):
-        for delta in deltas:
+        for index, delta in enumerate(deltas):
+            if index and delay > 0:
+                time.sleep(delay)
             if token.cancelled:
                 break
             view.push(delta)
-            if delay > 0:
-                time.sleep(delay)
         if token.cancelled and view.call.result is None:
-            reason = "cancelled while the patch was streaming: nothing was run"
-            return view._publish(view.call.abandon(reason))
+            return view.abandon("cancelled while the patch was streaming: nothing was run")
         return view.run(approver, dry_run=dry_run)
 
 
