@@ -869,6 +869,8 @@ describe("render", () => {
     assert.match(patch.textContent, /… 19600 more lines/);
     assert.match(patch.textContent, /cut for display/);
     const turn = root.byTestId("applypatch-turn-diff");
+    assert.equal(turn.byClass("applypatch-file").length, 0, "closed: nothing built yet");
+    toggle(turn, true);
     assert.ok(turn.byClass("applypatch-line").length <= LIMITS.diffLines);
     assert.equal(turn.byClass("applypatch-file").length, 50);
     assert.match(turn.textContent, /more lines/);
@@ -1071,7 +1073,53 @@ describe("render", () => {
     // a view made after the end starts folded
     const done = mount(new FakeModel({ ...initialState(), status: STATUS.completed, stage: LAST }));
     assert.equal(done.root.byTestId("applypatch-patch-text").getAttribute("open"), null);
-    assert.equal(done.root.byTestId("applypatch-turn-diff").getAttribute("open"), "");
+    // the turn's aggregate is one section, closed in a call's view (its own changes come first)
+    assert.equal(done.root.byTestId("applypatch-turn-diff").getAttribute("open"), null);
+  });
+
+  test("the TurnDiff is one closed section, built when opened, updated while closed", async () => {
+    const model = new FakeModel(initialState());
+    const { root } = mount(model);
+    const one = "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n";
+    model.set({ status: STATUS.completed, stage: LAST, turn_diff: one, turn_diff_files: [{ old_path: "x", path: "x", diff: one }] });
+    await tick();
+    const turn = root.byTestId("applypatch-turn-diff");
+    assert.equal(turn.hidden, false);
+    assert.equal(turn.getAttribute("open"), null);
+    assert.match(turn.textContent, /TurnDiff of the turn 1 file in this turn \(every call so far\)/);
+    assert.equal(turn.byClass("applypatch-file").length, 0);
+    // a later snapshot of the turn while closed: only the count changes, nothing is built
+    const two = one + one.replaceAll("x", "y");
+    const blocks = [{ old_path: "x", path: "x", diff: one }, { old_path: "y", path: "y", diff: one.replaceAll("x", "y") }];
+    model.set({ turn_diff: two, turn_diff_files: blocks });
+    await tick();
+    assert.match(turn.textContent, / 2 files in this turn/);
+    assert.equal(turn.byClass("applypatch-file").length, 0);
+    toggle(turn, true);
+    assert.deepEqual(turn.byClass("applypatch-file").map((f) => f.getAttribute("data-path")), ["x", "y"]);
+    // open, it follows the next snapshot at once
+    model.set({ turn_diff: one, turn_diff_files: [blocks[0]] });
+    await tick();
+    assert.equal(turn.byClass("applypatch-file").length, 1);
+  });
+
+  test("an emptied or invalidated TurnDiff says why instead of vanishing", async () => {
+    const model = new FakeModel(initialState());
+    const { root } = mount(model);
+    const turn = root.byTestId("applypatch-turn-diff");
+    assert.equal(turn.hidden, true, "no TurnDiff and nothing to say: hidden");
+    const why = "The TurnDiff of this turn is unavailable: a call committed changes (exact=False)";
+    model.set({ status: STATUS.failed, stage: LAST, turn_diff: "", turn_diff_files: [], turn_diff_note: why });
+    await tick();
+    assert.equal(turn.hidden, false);
+    assert.ok(turn.textContent.includes(why), turn.textContent);
+    assert.equal(turn.byClass("applypatch-file").length, 0);
+    const section = turnDiffSection();
+    section.update({ diff: "", blocks: [], sources: {}, note: "The TurnDiff of this turn is empty again" });
+    assert.equal(section.el.hidden, false);
+    assert.match(/** @type {any} */ (section.el).textContent, /empty again/);
+    section.update({ diff: "", blocks: [], sources: {} });
+    assert.equal(section.el.hidden, true);
   });
 
   test("cleanup removes every listener", () => {

@@ -40,6 +40,7 @@ from ..core.turn.options import (
 )
 from ..core.turn.pacing import StreamPlan, plan_stream
 from .display import (
+    TURN_DIFF_INVALIDATED,
     md_code,
     render_events_plain,
     render_html,
@@ -60,11 +61,6 @@ from .widget import ApplyPatchWidget
 #: The longest pause between two deltas (a longer one would only freeze the kernel; ``inf`` or
 #: ``1e308`` overflowed time.sleep after the call had started).
 MAX_STREAM_DELAY = 60.0
-TURN_DIFF_INVALIDATED = (
-    "The TurnDiff of this turn is unavailable: a call committed changes that its delta could "
-    "not describe exactly (exact=False), so the turn's diff stays invalid until the turn ends "
-    "(%apply_patch_turn --reset)."
-)
 
 
 def _options(args: Any, cwd: str) -> PipelineOptions:
@@ -376,7 +372,9 @@ class ApplyPatchMagics(Magics):
         empty = TURN_DIFF_INVALIDATED if invalidated else "The turn has no changes."
         display(
             {
-                "text/html": render_html(state) if diff else f"<p>{html.escape(empty)}</p>",
+                "text/html": render_html(state, turn_open=True)
+                if diff
+                else f"<p>{html.escape(empty)}</p>",
                 "text/markdown": render_markdown(state) if diff else empty,
                 "text/plain": visible_lines(diff) or empty,
             },

@@ -132,7 +132,12 @@ class CallView:
         if core.status != CallStatus.AWAITING_APPROVAL:
             self._unsubscribe()
         self._apply(
-            self.display.on_result(core, self.result.turn_diff_files, self.result.notebooks)
+            self.display.on_result(
+                core,
+                self.result.turn_diff_files,
+                self.result.notebooks,
+                turn_valid=self.call.turn.tracker.valid,
+            )
         )
         if self.widget is not None and self.display_handle is not None:
             # Refresh the call's static record (record.CallRecord), saved with the notebook; the

@@ -96,8 +96,12 @@ def test_streaming_and_turn_diff(
     # the view on screen now saw the end
     assert [e["v"] for e in history(widget) if e["k"] == "status"][-1] == "completed"
 
-    # 4) the TurnDiff, one collapsible block per file, coloured
+    # 4) the TurnDiff: the turn's aggregate, one section closed under the call's own changes,
+    # then opened: one collapsible block per file, coloured
     turn = widget.get_by_test_id("applypatch-turn-diff")
+    expect(turn).not_to_have_attribute("open", "")
+    expect(turn.locator("summary").first).to_contain_text("2 files in this turn")
+    turn.locator("summary").first.click()
     files = turn.locator("details.applypatch-file")
     expect(files).to_have_count(2)
     expect(files.nth(0).locator("summary")).to_contain_text("notes.txt")
@@ -248,6 +252,7 @@ def test_approval_click_and_failed_call(
     expect(asking.locator(".applypatch-approval")).to_be_hidden()
     written = jupyter_lab.contents("approved.txt")
     assert written is not None and written["content"] == "approved by a click\n"
+    asking.get_by_test_id("applypatch-turn-diff").locator("summary").first.click()
     expect(asking.get_by_test_id("applypatch-turn-diff")).to_contain_text("approved.txt")
 
     # the result object in the kernel was updated too
@@ -365,7 +370,8 @@ def test_the_diff_view(
     delta.get_by_role("button", name="expand every file").click()
     expect(delta.locator("details.applypatch-file[open]")).to_have_count(3)
 
-    # the TurnDiff's git headers behind a toggle, keyboard-activated
+    # the TurnDiff's git headers behind a toggle, keyboard-activated (the section opened first)
+    turn.locator("summary").first.click()
     header = turn.locator("tr.applypatch-dl-header", has_text="diff --git").first
     expect(header).to_be_hidden()
     toggle = turn.get_by_test_id("applypatch-headers")
