@@ -205,6 +205,27 @@ def render_events_plain(events: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(visible(line) for line in _event_lines(events)) or "No events yet."
 
 
+def events_heading(events: Sequence[Mapping[str, Any]], cwd: str) -> str:
+    """What a turn's timeline is (``%apply_patch_turn --events``): no call, no status, no
+    stage of its own, so it says how many events of how many calls, and where."""
+    calls = len({str(e["call_id"]) for e in events if e.get("call_id") is not None})
+    where = f" in {cwd}" if cwd else ""
+    if not events:
+        return f"The turn's timeline{where}: no events yet."
+    return (
+        f"The turn's timeline{where}: {len(events)} event{'' if len(events) == 1 else 's'} of "
+        f"{calls} call{'' if calls == 1 else 's'}"
+    )
+
+
+def render_events_html(events: Sequence[Mapping[str, Any]], cwd: str) -> str:
+    """A turn's timeline as self-contained HTML: its heading, then one line per event."""
+    heading = f"<div>{_esc(events_heading(events, cwd))}</div>"
+    body = f"{_PRE}{_esc_lines(chr(10).join(_event_lines(events)))}</pre>" if events else ""
+    style = "font-family:sans-serif;font-size:13px"
+    return f'<div class="applypatch-static" style="{style}">{heading}{body}</div>'
+
+
 def _explanation_lines(explanation: Mapping[str, Any]) -> list[str]:
     lines = [str(explanation.get("summary", ""))]
     for pair in explanation.get("pairs", []):

@@ -41,7 +41,9 @@ from ..core.turn.options import (
 from ..core.turn.pacing import StreamPlan, plan_stream
 from .display import (
     TURN_DIFF_INVALIDATED,
+    events_heading,
     md_code,
+    render_events_html,
     render_events_plain,
     render_html,
     render_markdown,
@@ -347,15 +349,12 @@ class ApplyPatchMagics(Magics):
         if args.events:
             recorded = [] if turn is None else turn.recorder.to_json()
             events = [{**e, "summary": summarize_event(e)} for e in recorded]
-            state = {
-                "call_id": "turn",
-                "cwd": "" if turn is None else turn.cwd,
-                "stage": "",
-                "status": "",
-                "events": events,
-            }
+            where = "" if turn is None else turn.cwd
+            plain = visible(events_heading(events, where))
+            if events:
+                plain += "\n" + render_events_plain(events)
             display(
-                {"text/html": render_html(state), "text/plain": render_events_plain(events)},
+                {"text/html": render_events_html(events, where), "text/plain": plain},
                 raw=True,
             )
             return

@@ -606,6 +606,19 @@ def test_turn_events(run_magic: Magic) -> None:
     html = captured.outputs[0].data["text/html"]
     assert html.count("patch_apply_end") == 2
     assert "turn_diff" in html
+    # a timeline, not a call: no status and no empty stage ("running (stage: )")
+    plain = captured.outputs[0].data["text/plain"]
+    for text in (html, plain):
+        assert "running" not in text and "(stage: )" not in text
+        assert re.search(r"timeline in /\S+: \d+ events of 2 calls", text), text[:200]
+    assert plain.splitlines()[1].lstrip().startswith("+")  # then one line per event
+
+
+def test_turn_events_before_any_call(run_magic: Magic) -> None:
+    SESSION.new_turn()
+    data = run_magic.line("apply_patch_turn", "--events").outputs[0].data
+    assert data["text/plain"] == "The turn's timeline: no events yet."
+    assert "running" not in data["text/html"]
 
 
 def test_turn_export_applies_with_git_apply(run_magic: Magic, tmp_path: Path) -> None:
