@@ -1634,7 +1634,7 @@ export function explanationPairRow(pair) {
       "td",
       { class: "applypatch-ex-actual" },
       ...(pair.actual === null || pair.actual === undefined
-        ? [h("em", { text: "(past the end of the file)" })]
+        ? [h("em", { class: "applypatch-ex-absent", text: `(${str(pair.absent) || "no line"})` })]
         : tokenSpans(visibleSegments(act))),
     ),
   );
@@ -1682,10 +1682,14 @@ export function explanationSection() {
       body,
       h("div", { class: "applypatch-ex-summary", text: str(ex.summary) }),
       h(
-        "table",
-        { class: "applypatch-ex" },
-        h("thead", null, h("tr", null, ...head.map((t) => h("th", { text: t })))),
-        h("tbody", null, ...rows),
+        "div",
+        { class: "applypatch-ex-scroll" },
+        h(
+          "table",
+          { class: "applypatch-ex" },
+          h("thead", null, h("tr", null, ...head.map((t) => h("th", { text: t })))),
+          h("tbody", null, ...rows),
+        ),
       ),
       hidden ? h("div", { class: "applypatch-more", text: moreText(hidden) }) : null,
       h("div", {

@@ -1010,6 +1010,7 @@ describe("render", () => {
           {
             expected: "zzz",
             actual: null,
+            absent: "past the end of the file",
             line_number: null,
             pass_name: null,
             expected_segments: [],
@@ -1366,25 +1367,45 @@ describe("sections", () => {
     assert.equal(text, "error: boomstderrerr\noutput sent to the modelExit code: 0");
   });
 
-  test("explanation: a pair row shows the pass, the differing characters, past the end", () => {
-    const row = fake(
-      explanationPairRow({
-        expected: "a\t",
-        actual: null,
-        line_number: 7,
-        pass_name: null,
-        expected_segments: [[true, "a\t"]],
-        actual_segments: [],
-      }),
-    );
+  test("explanation: a pair row shows the pass, the differing characters, why no file line", () => {
+    const pair = {
+      expected: "a\t",
+      actual: null,
+      line_number: 7,
+      pass_name: null,
+      expected_segments: [[true, "a\t"]],
+      actual_segments: [],
+    };
+    const row = fake(explanationPairRow({ ...pair, absent: "past the end of the file" }));
     assert.equal(row.className, "applypatch-ex-pair applypatch-ex-nomatch");
     assert.equal(row.textContent, "7no matcha→(past the end of the file)");
+    // nothing close in a non-empty file is not "past the end": the reason is Python's
+    const none = fake(explanationPairRow({ ...pair, line_number: null, absent: "no similar line in the file" }));
+    assert.equal(none.textContent, "no matcha→(no similar line in the file)");
+    assert.equal(fake(explanationPairRow(pair)).textContent, "7no matcha→(no line)");
     const section = explanationSection();
     section.update({ explanation: {}, cwd: "/w" });
     assert.equal(section.el.hidden, true);
     section.update({ explanation: { summary: "s", path: "/w/f.py", pairs: [], before: ["x"] }, cwd: "/w" });
     assert.equal(section.el.hidden, false);
     assert.match(fake(section.el).textContent, /f\.py.*s.*line.*x/s);
+  });
+
+  test("explanation: a long line is shown whole, wrapping in its cell, the table in a scroll box", () => {
+    const long = `config = dict(${Array.from({ length: 120 }, (_, i) => `key_${i}=${i}`).join(", ")})`;
+    const section = explanationSection();
+    const pair = { expected: long, actual: `${long} `, line_number: 3, pass_name: "rstrip" };
+    section.update({ explanation: { summary: "s", path: "/w/f.py", pairs: [pair] }, cwd: "/w" });
+    const el = fake(section.el);
+    const scroll = el.byClass("applypatch-ex-scroll")[0];
+    assert.ok(scroll.byClass("applypatch-ex").length === 1, "the table is inside the scroll box");
+    const [expected] = el.byClass("applypatch-ex-expected").filter((c) => c.textContent);
+    assert.equal(expected.textContent, long.replaceAll(" ", " "), "every character of the line");
+    assert.ok(el.byClass("applypatch-ex-actual").some((c) => c.textContent.startsWith(long.slice(0, 40))));
+    const css = readFileSync(path.join(REPO, "js", "widget.css"), "utf8");
+    const rule = css.slice(css.indexOf(".applypatch-ex td.applypatch-ex-expected"));
+    assert.match(rule.slice(0, rule.indexOf("}")), /white-space: pre-wrap;[^}]*overflow-wrap: anywhere/);
+    assert.match(css, /\.applypatch-ex-scroll \{[^}]*overflow-x: auto/);
   });
 
   test("patch: numbered lines, the streamed one highlighted, the note", () => {

@@ -232,8 +232,10 @@ def _explanation_lines(explanation: Mapping[str, Any]) -> list[str]:
         number = pair.get("line_number")
         where = f"line {number}" if number else "no line"
         verdict = pair.get("pass_name") or "differs"
+        actual = pair.get("actual")
+        shown = repr(actual) if actual is not None else f"({pair.get('absent') or 'no line'})"
         lines.append(f"  expected: {pair.get('expected')!r}")
-        lines.append(f"  {where:>9}: {pair.get('actual')!r}  [{verdict}]")
+        lines.append(f"  {where:>9}: {shown}  [{verdict}]")
     return lines
 
 

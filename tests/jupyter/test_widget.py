@@ -633,3 +633,19 @@ def test_an_invalidated_turn_diff_says_why(
     assert after.widget.turn_diff == "" and after.widget.turn_diff_note == TURN_DIFF_INVALIDATED
     assert ip.user_ns["after"].state_json()["turn_diff_note"] == TURN_DIFF_INVALIDATED
     assert html.escape(TURN_DIFF_INVALIDATED) in record_of(after)["text/html"]
+
+
+def test_nothing_matching_in_a_non_empty_file_is_not_past_its_end(
+    run_magic: Magic, ip: InteractiveShell, tmp_path: Path
+) -> None:
+    (tmp_path / "notes.txt").write_text("alpha\nbeta\ngamma\n")
+    patch = "*** Begin Patch\n*** Update File: notes.txt\n@@\n-zzz qqq\n+x\n*** End Patch\n"
+    run = run_magic("r --stream none", patch)
+    # the model's text is the reference's, byte for byte
+    assert run.widget.error.startswith("Failed to find expected lines in ")
+    explanation = run.widget.explanation
+    assert "none of the expected lines occurs in the file (3 lines)" in explanation["summary"]
+    assert [p["absent"] for p in explanation["pairs"]] == ["no similar line in the file"]
+    record = record_of(run)
+    for text in (record["text/plain"], record["text/markdown"], record["text/html"]):
+        assert "(no similar line in the file)" in text and "past the end" not in text
