@@ -461,8 +461,8 @@ export function summaryText(s, meaning) {
     }
     case "approval":
       return `waiting for approval of ${files((s.approval?.files ?? []).length || proposed)}; nothing written yet`;
-    case "verified-only":
-      return `dry run: ${files(proposed)} verified, nothing written`;
+    case "verified-only": // the status's label already says "dry run (nothing written)"
+      return `${files(proposed)} verified`;
     case "changed":
       return `${files(committed)} changed`;
     case "nothing-written":
@@ -1442,7 +1442,8 @@ export function headerSection() {
    */
   const update = (s) => {
     title.textContent = s.title || "apply_patch";
-    dryBadge.hidden = !s.dryRun;
+    // the badge says "dry run" while the call runs; once its status says it, once is enough
+    dryBadge.hidden = !s.dryRun || s.meaning.dry_run;
     status.textContent = s.meaning.label || "…";
     const unknown = s.meaning.known ? "" : " applypatch-status-unknown";
     status.className = `applypatch-status applypatch-tone-${s.meaning.tone}${unknown}`;

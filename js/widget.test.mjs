@@ -498,7 +498,7 @@ describe("text helpers", () => {
       summaryText({ approval: { files: ["a", "b"] } }, meaning(STATUS.awaiting)),
       "waiting for approval of 2 files; nothing written yet",
     );
-    assert.equal(summaryText({ proposed: { a: {} } }, meaning(STATUS.dryRun)), "dry run: 1 file verified, nothing written");
+    assert.equal(summaryText({ proposed: { a: {} } }, meaning(STATUS.dryRun)), "1 file verified");
     assert.equal(summaryText({ delta: { changes: [{}, {}] } }, meaning(STATUS.completed)), "2 files changed");
     assert.equal(
       summaryText({ proposed: { a: {}, b: {} }, delta: { changes: [{}], exact: false } }, meaning(STATUS.failed)),
@@ -1145,6 +1145,15 @@ describe("render", () => {
     });
     await tick();
     assert.match(root.textContent, /dry run/);
+    // the header says "dry run" once: the status's label, not a badge and a summary besides
+    const header = root.byClass("applypatch-header")[0];
+    const shown = header.childNodes
+      .filter((/** @type {any} */ n) => !n.hidden)
+      .map((/** @type {any} */ n) => n.textContent)
+      .join(" ");
+    assert.equal(shown.match(/dry[ -]run/g)?.length, 1, shown);
+    assert.equal(root.byClass("applypatch-badge-dry")[0].hidden, true);
+    assert.match(header.textContent, /1 file verified/);
     assert.match(root.textContent, /safety: auto-approvesandboxed/);
     const delta = root.byTestId("applypatch-delta");
     assert.match(delta.textContent, /nothing written/);
