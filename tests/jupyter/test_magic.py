@@ -3,6 +3,7 @@ result object, and the user errors (exactly ``UsageError``)."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -225,6 +226,27 @@ def test_throttle_ms(run_magic: Magic, ip: InteractiveShell) -> None:
     throttled = previews("--throttle-ms 60000")
     assert every_change >= 6
     assert throttled == 2  # the first at once, the last pending one flushed at the end
+
+
+def test_outside_the_folder_but_in_tmp_applies_without_asking_unless_excluded(
+    run_magic: Magic, tmp_path: Path
+) -> None:
+    # The README's caveat: /tmp and $TMPDIR are writable roots of workspace-write, as in Codex.
+    temps = [Path("/tmp").resolve()]
+    if os.environ.get("TMPDIR", "").startswith("/"):
+        temps.append(Path(os.environ["TMPDIR"]).resolve())
+    if not any(tmp_path.resolve().is_relative_to(t) for t in temps):
+        pytest.skip(f"{tmp_path} is in neither /tmp nor $TMPDIR")
+    project = tmp_path / "project"
+    project.mkdir()
+    outside = patch("*** Add File: ../next_to_it.txt", "+written")
+    run = run_magic("--cwd project", outside)
+    assert run.widget.status == "completed" and run.widget.safety["decision"] == "auto-approve"
+    assert (tmp_path / "next_to_it.txt").read_text() == "written\n"
+    (tmp_path / "next_to_it.txt").unlink()
+    run = run_magic("--cwd project --new-turn --exclude-tmp", outside)
+    assert run.widget.status == "awaiting-approval"
+    assert not (tmp_path / "next_to_it.txt").exists()
 
 
 def test_approval_policy(run_magic: Magic, tmp_path: Path) -> None:

@@ -649,3 +649,23 @@ def test_nothing_matching_in_a_non_empty_file_is_not_past_its_end(
     record = record_of(run)
     for text in (record["text/plain"], record["text/markdown"], record["text/html"]):
         assert "(no similar line in the file)" in text and "past the end" not in text
+
+
+def test_a_file_outside_the_display_root_is_named_readably(
+    run_magic: Magic, tmp_path: Path
+) -> None:
+    # The TurnDiff text keeps Codex's header for an absolute display path (a//abs/path,
+    # docs/behaviour.md §8.4); the widget's and the record's labels name the file by its path.
+    project = tmp_path / "project"
+    project.mkdir()
+    run = run_magic(
+        "--cwd project", "*** Begin Patch\n*** Add File: ../out.txt\n+o\n*** End Patch\n"
+    )
+    widget = run.widget
+    absolute = str(tmp_path / "out.txt")
+    assert f"diff --git a/{absolute} b/{absolute}" in widget.turn_diff  # the reference's text
+    assert [f["path"] for f in widget.turn_diff_files] == [absolute]
+    html = record_of(run)["text/html"]
+    turn = html.split('<details class="applypatch-turn-diff">', 1)[1]
+    assert f"<summary><code>{absolute}</code></summary>" in turn
+    assert "<code>a//" not in html
