@@ -154,7 +154,13 @@ TWO_ADDS = "\n".join(
 
 # Where the patch has plain ASCII, the file has a tab, trailing spaces, typographic quotes and a
 # no-break space, and "World" differs: the explanation shows the closest region, all visible.
-MISMATCHED_FILE = 'def greet():\n\tname = \u201cWorld\u201d  \n    return f"hello\u00a0{name}"\n'
+#: A long comment on the last line: the explanation shows such a line whole (it wraps).
+LONG_COMMENT = "  # " + " ".join(f"word{i}" for i in range(60)) + " END"
+MISMATCHED_FILE = (
+    'def greet():\n\tname = \u201cWorld\u201d  \n    return f"hello\u00a0{name}"'
+    + LONG_COMMENT
+    + "\n"
+)
 MISMATCH = "\n".join(
     [
         "*** Begin Patch",
@@ -163,7 +169,7 @@ MISMATCH = "\n".join(
         " def greet():",
         '-    name = "world"',
         '+    name = "there"',
-        '     return f"hello {name}"',
+        '     return f"hello {name}"' + LONG_COMMENT,
         "*** End Patch",
     ]
 )
@@ -205,6 +211,18 @@ def test_approval_click_and_failed_call(
     expect(explanation.locator(".applypatch-tok-space.applypatch-differs")).not_to_have_count(0)
     expect(explanation.locator(".applypatch-tok-typo")).to_have_text(["\u201c", "\u201d"])
     expect(explanation.locator(".applypatch-tok-nbsp")).to_have_text(["⍽"])
+    # the long line is shown whole: wrapped inside its cell, nothing cut at the output's edge
+    long_cell = explanation.locator("td.applypatch-ex-actual", has_text="END")
+    expect(long_cell).to_have_count(1)
+    fits = long_cell.evaluate(
+        """(td) => {
+            const box = td.getBoundingClientRect();
+            const area = td.closest('.jp-OutputArea-output').getBoundingClientRect();
+            return {wraps: box.height > 2 * parseFloat(getComputedStyle(td).lineHeight || 16),
+                    inside: box.right <= area.right + 1, cut: td.scrollWidth > td.clientWidth + 1};
+        }"""
+    )
+    assert fits == {"wraps": True, "inside": True, "cut": False}, fits
     mismatch.screenshot(path=str(artifacts_dir / "widget-explanation.png"))
 
     # the AskUser call stops and asks
