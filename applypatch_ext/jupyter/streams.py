@@ -77,6 +77,21 @@ def cancel_on_interrupt(token: CancellationToken) -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
+#: How often a pause between two deltas looks at the cancellation token, in seconds.
+_PAUSE_STEP = 0.05
+
+
+def _pause(seconds: float, token: CancellationToken) -> None:
+    """Sleep ``seconds``, ending early once ``token`` is cancelled: a kernel interrupt only
+    cancels the token (its handler returns), and ``time.sleep`` would sleep on to the end."""
+    end = time.monotonic() + seconds
+    while not token.cancelled:
+        left = end - time.monotonic()
+        if left <= 0:
+            return
+        time.sleep(min(left, _PAUSE_STEP))
+
+
 def run_streamed(
     view: CallView,
     deltas: Iterable[str],
@@ -95,7 +110,7 @@ def run_streamed(
     with cancel_on_interrupt(token):
         for index, delta in enumerate(deltas):
             if index and delay > 0:
-                time.sleep(delay)
+                _pause(delay, token)
             if token.cancelled:
                 break
             view.push(delta)
