@@ -461,8 +461,8 @@ export function summaryText(s, meaning) {
     }
     case "approval":
       return `waiting for approval of ${files((s.approval?.files ?? []).length || proposed)}; nothing written yet`;
-    case "verified-only":
-      return `dry run: ${files(proposed)} verified, nothing written`;
+    case "verified-only": // the status's label already says "dry run (nothing written)"
+      return `${files(proposed)} verified`;
     case "changed":
       return `${files(committed)} changed`;
     case "nothing-written":
@@ -1442,7 +1442,8 @@ export function headerSection() {
    */
   const update = (s) => {
     title.textContent = s.title || "apply_patch";
-    dryBadge.hidden = !s.dryRun;
+    // the badge says "dry run" while the call runs; once its status says it, once is enough
+    dryBadge.hidden = !s.dryRun || s.meaning.dry_run;
     status.textContent = s.meaning.label || "…";
     const unknown = s.meaning.known ? "" : " applypatch-status-unknown";
     status.className = `applypatch-status applypatch-tone-${s.meaning.tone}${unknown}`;
@@ -1634,7 +1635,7 @@ export function explanationPairRow(pair) {
       "td",
       { class: "applypatch-ex-actual" },
       ...(pair.actual === null || pair.actual === undefined
-        ? [h("em", { text: "(past the end of the file)" })]
+        ? [h("em", { class: "applypatch-ex-absent", text: `(${str(pair.absent) || "no line"})` })]
         : tokenSpans(visibleSegments(act))),
     ),
   );
@@ -1682,10 +1683,14 @@ export function explanationSection() {
       body,
       h("div", { class: "applypatch-ex-summary", text: str(ex.summary) }),
       h(
-        "table",
-        { class: "applypatch-ex" },
-        h("thead", null, h("tr", null, ...head.map((t) => h("th", { text: t })))),
-        h("tbody", null, ...rows),
+        "div",
+        { class: "applypatch-ex-scroll" },
+        h(
+          "table",
+          { class: "applypatch-ex" },
+          h("thead", null, h("tr", null, ...head.map((t) => h("th", { text: t })))),
+          h("tbody", null, ...rows),
+        ),
       ),
       hidden ? h("div", { class: "applypatch-more", text: moreText(hidden) }) : null,
       h("div", {
@@ -1908,11 +1913,15 @@ export function changesSection() {
 }
 
 /**
- * The turn's cumulative diff, one folded block per file (bounded in lines overall), with its
- * headers behind a toggle, a file list, copy and download.
+ * The turn's cumulative diff (every call of the turn so far, this one included), one folded
+ * block per file (bounded in lines overall), with its headers behind a toggle, a file list,
+ * copy and download. A call's view shows its own changes first, so this section starts closed
+ * (`open` false) and builds its files only once opened; the header line says how many files
+ * the turn has, or why the TurnDiff is empty (`note`: emptied again, or invalidated).
+ * @param {boolean} [open]
  */
-export function turnDiffSection() {
-  const { el, note, body } = section("TurnDiff", "applypatch-turn-diff", true);
+export function turnDiffSection(open = true) {
+  const { el, note, body } = section("TurnDiff of the turn", "applypatch-turn-diff", open);
   const status = h("span", { class: "applypatch-tool-note", role: "status" });
   let text = "";
   const copy = h("button", {
@@ -1934,12 +1943,39 @@ export function turnDiffSection() {
   let url = "";
   const view = diffViewState({ headers: true, extra: [copy, download, status] });
   view.bindHeaders(body);
-  /** @param {{diff: string, blocks: unknown[], sources: Record<string, any>}} s */
-  const update = ({ diff, blocks, sources }) => {
+  /** @typedef {{diff: string, blocks: unknown[], sources: Record<string, any>, note?: string}} TurnState */
+  /** @type {{s: TurnState, files: ReturnType<typeof splitTurnDiff>} | null} */
+  let waiting = null; // what to draw once the section is opened
+  const isOpen = () => (typeof el.open === "boolean" ? el.open : el.getAttribute("open") !== null);
+  el.addEventListener("toggle", () => {
+    if (isOpen() && waiting) draw(waiting.s, waiting.files);
+  });
+  /** @param {TurnState} s */
+  const update = (s) => {
+    const files = splitTurnDiff(s.diff, s.blocks);
+    // an empty TurnDiff is hidden, unless there is a reason to give (emptied, invalidated)
+    const reason = files.length ? "" : str(s.note);
+    el.hidden = files.length === 0 && !reason;
+    el.classList?.toggle?.("applypatch-turn-diff-empty", Boolean(reason));
+    note.textContent = files.length
+      ? ` ${files.length} file${files.length === 1 ? "" : "s"} in this turn (every call so far)`
+      : reason
+        ? ` ${reason}`
+        : "";
+    waiting = { s, files };
+    if (isOpen() || !files.length) draw(s, files);
+  };
+  /**
+   * @param {TurnState} s
+   * @param {ReturnType<typeof splitTurnDiff>} files
+   */
+  const draw = ({ diff, sources }, files) => {
+    waiting = null;
     text = diff;
-    const files = splitTurnDiff(diff, blocks);
-    el.hidden = files.length === 0;
-    note.textContent = files.length ? ` ${files.length} file${files.length === 1 ? "" : "s"} in this turn` : "";
+    if (!files.length) {
+      fill(body);
+      return;
+    }
     if (url) globalThis.URL?.revokeObjectURL?.(url);
     url = "";
     try {
@@ -2348,6 +2384,7 @@ export const SECTION_STATE = {
     diff: str(get("turn_diff")),
     blocks: arr(get("turn_diff_files")),
     sources: obj(get("turn_sources")),
+    note: str(get("turn_diff_note")),
   }),
   events: (get) => ({ events: arr(get("events")) }),
   notebooks: (get) => ({ notebooks: obj(get("notebooks")), cwd: str(get("cwd")) }),
@@ -2375,6 +2412,7 @@ export const DEPENDENTS = Object.freeze({
   error: ["result", "header"],
   turn_diff: ["turnDiff"],
   turn_diff_files: ["turnDiff"],
+  turn_diff_note: ["turnDiff"],
   sources: ["changes"],
   turn_sources: ["turnDiff"],
   events: ["events", "stages"],
@@ -2546,7 +2584,7 @@ function render({ model, el }) {
     planned: plannedSection(!endedAtStart),
     changes: changesSection(),
     notebooks: notebooksSection(),
-    turnDiff: turnDiffSection(),
+    turnDiff: turnDiffSection(false),
     events: eventsSection(),
   };
   const { header, ...rest } = view;

@@ -499,7 +499,7 @@ describe("text helpers", () => {
       summaryText({ approval: { files: ["a", "b"] } }, meaning(STATUS.awaiting)),
       "waiting for approval of 2 files; nothing written yet",
     );
-    assert.equal(summaryText({ proposed: { a: {} } }, meaning(STATUS.dryRun)), "dry run: 1 file verified, nothing written");
+    assert.equal(summaryText({ proposed: { a: {} } }, meaning(STATUS.dryRun)), "1 file verified");
     assert.equal(summaryText({ delta: { changes: [{}, {}] } }, meaning(STATUS.completed)), "2 files changed");
     assert.equal(
       summaryText({ proposed: { a: {}, b: {} }, delta: { changes: [{}], exact: false } }, meaning(STATUS.failed)),
@@ -870,6 +870,8 @@ describe("render", () => {
     assert.match(patch.textContent, /… 19600 more lines/);
     assert.match(patch.textContent, /cut for display/);
     const turn = root.byTestId("applypatch-turn-diff");
+    assert.equal(turn.byClass("applypatch-file").length, 0, "closed: nothing built yet");
+    toggle(turn, true);
     assert.ok(turn.byClass("applypatch-line").length <= LIMITS.diffLines);
     assert.equal(turn.byClass("applypatch-file").length, 50);
     assert.match(turn.textContent, /more lines/);
@@ -1009,6 +1011,7 @@ describe("render", () => {
           {
             expected: "zzz",
             actual: null,
+            absent: "past the end of the file",
             line_number: null,
             pass_name: null,
             expected_segments: [],
@@ -1072,7 +1075,53 @@ describe("render", () => {
     // a view made after the end starts folded
     const done = mount(new FakeModel({ ...initialState(), status: STATUS.completed, stage: LAST }));
     assert.equal(done.root.byTestId("applypatch-patch-text").getAttribute("open"), null);
-    assert.equal(done.root.byTestId("applypatch-turn-diff").getAttribute("open"), "");
+    // the turn's aggregate is one section, closed in a call's view (its own changes come first)
+    assert.equal(done.root.byTestId("applypatch-turn-diff").getAttribute("open"), null);
+  });
+
+  test("the TurnDiff is one closed section, built when opened, updated while closed", async () => {
+    const model = new FakeModel(initialState());
+    const { root } = mount(model);
+    const one = "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n";
+    model.set({ status: STATUS.completed, stage: LAST, turn_diff: one, turn_diff_files: [{ old_path: "x", path: "x", diff: one }] });
+    await tick();
+    const turn = root.byTestId("applypatch-turn-diff");
+    assert.equal(turn.hidden, false);
+    assert.equal(turn.getAttribute("open"), null);
+    assert.match(turn.textContent, /TurnDiff of the turn 1 file in this turn \(every call so far\)/);
+    assert.equal(turn.byClass("applypatch-file").length, 0);
+    // a later snapshot of the turn while closed: only the count changes, nothing is built
+    const two = one + one.replaceAll("x", "y");
+    const blocks = [{ old_path: "x", path: "x", diff: one }, { old_path: "y", path: "y", diff: one.replaceAll("x", "y") }];
+    model.set({ turn_diff: two, turn_diff_files: blocks });
+    await tick();
+    assert.match(turn.textContent, / 2 files in this turn/);
+    assert.equal(turn.byClass("applypatch-file").length, 0);
+    toggle(turn, true);
+    assert.deepEqual(turn.byClass("applypatch-file").map((f) => f.getAttribute("data-path")), ["x", "y"]);
+    // open, it follows the next snapshot at once
+    model.set({ turn_diff: one, turn_diff_files: [blocks[0]] });
+    await tick();
+    assert.equal(turn.byClass("applypatch-file").length, 1);
+  });
+
+  test("an emptied or invalidated TurnDiff says why instead of vanishing", async () => {
+    const model = new FakeModel(initialState());
+    const { root } = mount(model);
+    const turn = root.byTestId("applypatch-turn-diff");
+    assert.equal(turn.hidden, true, "no TurnDiff and nothing to say: hidden");
+    const why = "The TurnDiff of this turn is unavailable: a call committed changes (exact=False)";
+    model.set({ status: STATUS.failed, stage: LAST, turn_diff: "", turn_diff_files: [], turn_diff_note: why });
+    await tick();
+    assert.equal(turn.hidden, false);
+    assert.ok(turn.textContent.includes(why), turn.textContent);
+    assert.equal(turn.byClass("applypatch-file").length, 0);
+    const section = turnDiffSection();
+    section.update({ diff: "", blocks: [], sources: {}, note: "The TurnDiff of this turn is empty again" });
+    assert.equal(section.el.hidden, false);
+    assert.match(/** @type {any} */ (section.el).textContent, /empty again/);
+    section.update({ diff: "", blocks: [], sources: {} });
+    assert.equal(section.el.hidden, true);
   });
 
   test("cleanup removes every listener", () => {
@@ -1097,6 +1146,15 @@ describe("render", () => {
     });
     await tick();
     assert.match(root.textContent, /dry run/);
+    // the header says "dry run" once: the status's label, not a badge and a summary besides
+    const header = root.byClass("applypatch-header")[0];
+    const shown = header.childNodes
+      .filter((/** @type {any} */ n) => !n.hidden)
+      .map((/** @type {any} */ n) => n.textContent)
+      .join(" ");
+    assert.equal(shown.match(/dry[ -]run/g)?.length, 1, shown);
+    assert.equal(root.byClass("applypatch-badge-dry")[0].hidden, true);
+    assert.match(header.textContent, /1 file verified/);
     assert.match(root.textContent, /safety: auto-approvesandboxed/);
     const delta = root.byTestId("applypatch-delta");
     assert.match(delta.textContent, /nothing written/);
@@ -1319,25 +1377,45 @@ describe("sections", () => {
     assert.equal(text, "error: boomstderrerr\noutput sent to the modelExit code: 0");
   });
 
-  test("explanation: a pair row shows the pass, the differing characters, past the end", () => {
-    const row = fake(
-      explanationPairRow({
-        expected: "a\t",
-        actual: null,
-        line_number: 7,
-        pass_name: null,
-        expected_segments: [[true, "a\t"]],
-        actual_segments: [],
-      }),
-    );
+  test("explanation: a pair row shows the pass, the differing characters, why no file line", () => {
+    const pair = {
+      expected: "a\t",
+      actual: null,
+      line_number: 7,
+      pass_name: null,
+      expected_segments: [[true, "a\t"]],
+      actual_segments: [],
+    };
+    const row = fake(explanationPairRow({ ...pair, absent: "past the end of the file" }));
     assert.equal(row.className, "applypatch-ex-pair applypatch-ex-nomatch");
     assert.equal(row.textContent, "7no matcha→(past the end of the file)");
+    // nothing close in a non-empty file is not "past the end": the reason is Python's
+    const none = fake(explanationPairRow({ ...pair, line_number: null, absent: "no similar line in the file" }));
+    assert.equal(none.textContent, "no matcha→(no similar line in the file)");
+    assert.equal(fake(explanationPairRow(pair)).textContent, "7no matcha→(no line)");
     const section = explanationSection();
     section.update({ explanation: {}, cwd: "/w" });
     assert.equal(section.el.hidden, true);
     section.update({ explanation: { summary: "s", path: "/w/f.py", pairs: [], before: ["x"] }, cwd: "/w" });
     assert.equal(section.el.hidden, false);
     assert.match(fake(section.el).textContent, /f\.py.*s.*line.*x/s);
+  });
+
+  test("explanation: a long line is shown whole, wrapping in its cell, the table in a scroll box", () => {
+    const long = `config = dict(${Array.from({ length: 120 }, (_, i) => `key_${i}=${i}`).join(", ")})`;
+    const section = explanationSection();
+    const pair = { expected: long, actual: `${long} `, line_number: 3, pass_name: "rstrip" };
+    section.update({ explanation: { summary: "s", path: "/w/f.py", pairs: [pair] }, cwd: "/w" });
+    const el = fake(section.el);
+    const scroll = el.byClass("applypatch-ex-scroll")[0];
+    assert.ok(scroll.byClass("applypatch-ex").length === 1, "the table is inside the scroll box");
+    const [expected] = el.byClass("applypatch-ex-expected").filter((c) => c.textContent);
+    assert.equal(expected.textContent, long.replaceAll(" ", " "), "every character of the line");
+    assert.ok(el.byClass("applypatch-ex-actual").some((c) => c.textContent.startsWith(long.slice(0, 40))));
+    const css = readFileSync(path.join(REPO, "js", "widget.css"), "utf8");
+    const rule = css.slice(css.indexOf(".applypatch-ex td.applypatch-ex-expected"));
+    assert.match(rule.slice(0, rule.indexOf("}")), /white-space: pre-wrap;[^}]*overflow-wrap: anywhere/);
+    assert.match(css, /\.applypatch-ex-scroll \{[^}]*overflow-x: auto/);
   });
 
   test("patch: numbered lines, the streamed one highlighted, the note", () => {

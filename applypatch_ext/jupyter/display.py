@@ -121,6 +121,55 @@ def turn_diff_files(state: Mapping[str, Any]) -> list[tuple[str, str]]:
     return [("turn diff", diff)] if diff else []
 
 
+#: Why a turn's diff shows nothing although the turn changed files (the ``turn_diff_note``
+#: trait; ``%apply_patch_turn`` says the same).
+TURN_DIFF_INVALIDATED = (
+    "The TurnDiff of this turn is unavailable: a call committed changes that its delta could "
+    "not describe exactly (exact=False), so the turn's diff stays invalid until the turn ends "
+    "(%apply_patch_turn --reset)."
+)
+TURN_DIFF_EMPTIED = (
+    "The TurnDiff of this turn is empty again: its calls so far leave every file as it was "
+    "when the turn started."
+)
+#: The most lines of one file's change the static views show (the rest is counted).
+CHANGE_LINES = 200
+
+
+def _relative(path: str, cwd: str) -> str:
+    prefix = cwd.rstrip("/") + "/"
+    return path[len(prefix) :] if cwd and path.startswith(prefix) else path
+
+
+def change_diff(change: Mapping[str, Any]) -> str:
+    """The lines a change of the verified map (or a planned one) makes, as a diff body: an
+    Update's radius-1 diff, an Add's lines as ``+``, a Delete's as ``-``."""
+    kind = change.get("type")
+    if kind == "update":
+        return str(change.get("unified_diff") or "")
+    sign = {"add": "+", "delete": "-"}.get(str(kind))
+    if sign is None:
+        return ""
+    content = str(change.get("content") or "")
+    return "".join(f"{sign}{line}\n" for line in content.splitlines())
+
+
+def own_change_diffs(state: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(label, diff)`` per file of the call's own verified changes (what a dry run would
+    write), each cut to :data:`CHANGE_LINES` lines with the rest counted."""
+    cwd = str(state.get("cwd") or "")
+    out = []
+    for path, change in (state.get("proposed") or {}).items():
+        lines = change_diff(change).splitlines()
+        if len(lines) > CHANGE_LINES:
+            more = len(lines) - CHANGE_LINES
+            lines = [*lines[:CHANGE_LINES], f"… {more} more line(s): result.proposed has them all"]
+        label = _change_line(_relative(str(path), cwd), change)
+        if lines:
+            out.append((label, "\n".join(lines) + "\n"))
+    return out
+
+
 def turn_diff_files_json(files: Sequence[Any]) -> list[dict[str, str]]:
     """:class:`~..core.turn.turn_diff.FileDiff` records as the plain JSON of a state."""
     return [{"old_path": f.old_path, "path": f.path, "diff": f.text} for f in files]
@@ -156,14 +205,37 @@ def render_events_plain(events: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(visible(line) for line in _event_lines(events)) or "No events yet."
 
 
+def events_heading(events: Sequence[Mapping[str, Any]], cwd: str) -> str:
+    """What a turn's timeline is (``%apply_patch_turn --events``): no call, no status, no
+    stage of its own, so it says how many events of how many calls, and where."""
+    calls = len({str(e["call_id"]) for e in events if e.get("call_id") is not None})
+    where = f" in {cwd}" if cwd else ""
+    if not events:
+        return f"The turn's timeline{where}: no events yet."
+    return (
+        f"The turn's timeline{where}: {len(events)} event{'' if len(events) == 1 else 's'} of "
+        f"{calls} call{'' if calls == 1 else 's'}"
+    )
+
+
+def render_events_html(events: Sequence[Mapping[str, Any]], cwd: str) -> str:
+    """A turn's timeline as self-contained HTML: its heading, then one line per event."""
+    heading = f"<div>{_esc(events_heading(events, cwd))}</div>"
+    body = f"{_PRE}{_esc_lines(chr(10).join(_event_lines(events)))}</pre>" if events else ""
+    style = "font-family:sans-serif;font-size:13px"
+    return f'<div class="applypatch-static" style="{style}">{heading}{body}</div>'
+
+
 def _explanation_lines(explanation: Mapping[str, Any]) -> list[str]:
     lines = [str(explanation.get("summary", ""))]
     for pair in explanation.get("pairs", []):
         number = pair.get("line_number")
         where = f"line {number}" if number else "no line"
         verdict = pair.get("pass_name") or "differs"
+        actual = pair.get("actual")
+        shown = repr(actual) if actual is not None else f"({pair.get('absent') or 'no line'})"
         lines.append(f"  expected: {pair.get('expected')!r}")
-        lines.append(f"  {where:>9}: {pair.get('actual')!r}  [{verdict}]")
+        lines.append(f"  {where:>9}: {shown}  [{verdict}]")
     return lines
 
 
@@ -208,9 +280,17 @@ def render_plain(state: Mapping[str, Any]) -> str:
     if explanation:
         out.append("why it did not match:")
         out.extend(visible(line) for line in _explanation_lines(explanation))
+    own = own_change_diffs(state)
+    if own:
+        out.append("changes of this call:")
+        for label, text in own:
+            out.append(f"  {visible(label)}")
+            out.append(visible_lines(text.rstrip("\n")))
     if state.get("turn_diff"):
-        out.append("turn diff:")
+        out.append("turn diff: (the whole turn, every call so far)")
         out.append(visible_lines(str(state["turn_diff"]).rstrip("\n")))
+    elif state.get("turn_diff_note"):
+        out.append(f"turn diff: {visible(state['turn_diff_note'])}")
     return "\n".join(out)
 
 
@@ -248,8 +328,19 @@ def render_markdown(state: Mapping[str, Any]) -> str:
         from .notebooks import render_call_notebooks_markdown  # it imports this module
 
         out += ["", render_call_notebooks_markdown(notebooks)]
+    own = own_change_diffs(state)
+    if own:
+        out += ["", "changes of this call:"]
+        for label, text in own:
+            out += ["", md_code(label), *md_fence(text.rstrip("\n"), "diff")]
     if state.get("turn_diff"):
-        out += ["", "turn diff:", *md_fence(str(state["turn_diff"]).rstrip("\n"), "diff")]
+        out += [
+            "",
+            "turn diff: (the whole turn, every call so far)",
+            *md_fence(str(state["turn_diff"]).rstrip("\n"), "diff"),
+        ]
+    elif state.get("turn_diff_note"):
+        out += ["", f"turn diff: {md_text(state['turn_diff_note'])}"]
     return "\n".join(out)
 
 
@@ -284,8 +375,11 @@ def _diff_html(text: str) -> str:
     return f'<pre style="margin:0;{_MONO}">' + "\n".join(rows) + "</pre>"
 
 
-def render_html(state: Mapping[str, Any]) -> str:
-    """Self-contained HTML (inline styles only: no CSS file, no script)."""
+def render_html(state: Mapping[str, Any], *, turn_open: bool = False) -> str:
+    """Self-contained HTML (inline styles only: no CSS file, no script).
+
+    The call's own changes come first; the turn's diff (every call so far) is one section,
+    closed unless ``turn_open`` (``%apply_patch_turn``, which shows the turn itself)."""
     status = str(state.get("status", ""))
     meaning = status_meaning(status)
     colour = TONE_COLOURS[meaning["tone"]]
@@ -332,6 +426,14 @@ def render_html(state: Mapping[str, Any]) -> str:
         from .notebooks import render_call_notebooks_html  # it imports this module
 
         parts.append(f"<div>notebooks as cells:{render_call_notebooks_html(notebooks)}</div>")
+    own = own_change_diffs(state)
+    if own:
+        files = "".join(
+            f"<details open><summary><code>{_esc(label)}</code></summary>{_diff_html(text)}"
+            "</details>"
+            for label, text in own
+        )
+        parts.append(f'<div class="applypatch-own-changes">changes of this call:{files}</div>')
     blocks = turn_diff_files(state)
     if blocks:
         files = "".join(
@@ -339,7 +441,13 @@ def render_html(state: Mapping[str, Any]) -> str:
             "</details>"
             for label, text in blocks
         )
-        parts.append(f"<div>turn diff:{files}</div>")
+        count = f"{len(blocks)} file{'' if len(blocks) == 1 else 's'}"
+        parts.append(
+            f'<details class="applypatch-turn-diff"{" open" if turn_open else ""}><summary>'
+            f"turn diff: {count}, the whole turn (every call so far)</summary>{files}</details>"
+        )
+    elif state.get("turn_diff_note"):
+        parts.append(f"<div>turn diff: {_esc(state['turn_diff_note'])}</div>")
     events = state.get("events") or []
     if events:
         parts.append(

@@ -37,8 +37,12 @@ from ..core.turn.options import (
     Stage,
     argument_groups,
 )
+from ..core.turn.pacing import StreamPlan, plan_stream
 from .display import (
+    TURN_DIFF_INVALIDATED,
+    events_heading,
     md_code,
+    render_events_html,
     render_events_plain,
     render_html,
     render_markdown,
@@ -58,11 +62,6 @@ from .widget import ApplyPatchWidget
 #: The longest pause between two deltas (a longer one would only freeze the kernel; ``inf`` or
 #: ``1e308`` overflowed time.sleep after the call had started).
 MAX_STREAM_DELAY = 60.0
-TURN_DIFF_INVALIDATED = (
-    "The TurnDiff of this turn is unavailable: a call committed changes that its delta could "
-    "not describe exactly (exact=False), so the turn's diff stays invalid until the turn ends "
-    "(%apply_patch_turn --reset)."
-)
 
 
 def _options(args: Any, cwd: str) -> PipelineOptions:
@@ -117,12 +116,19 @@ def _reject_nul(args: Any) -> None:
                 )
 
 
-def _check_stream_delay(delay: float) -> None:
-    if not math.isfinite(delay) or not 0 <= delay <= MAX_STREAM_DELAY:
+def _stream_plan(args: Any, length: int) -> StreamPlan:
+    """How the cell streams (``--stream``, ``--stream-chunk``, ``--stream-delay``), or
+    UsageError naming the option and what is valid."""
+    delay = args.stream_delay
+    if delay is not None and (not math.isfinite(delay) or not 0 <= delay <= MAX_STREAM_DELAY):
         raise UsageError(
             f"--stream-delay must be a number of seconds from 0 to {MAX_STREAM_DELAY:g}, "
             f"got {delay!r}"
         )
+    try:
+        return plan_stream(length, args.stream, chunk=args.stream_chunk, delay=delay)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _display_text(markdown: str, plain: str | None = None) -> None:
@@ -162,12 +168,6 @@ def _read_patch_file(given: str) -> str:
         ) from None
 
 
-def _chunks(text: str, size: int) -> list[str]:
-    if size <= 0:
-        return [text]
-    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
-
-
 @magics_class
 class ApplyPatchMagics(Magics):
     """``%%apply_patch`` runs one Codex apply_patch tool call; ``%apply_patch_turn`` shows the
@@ -187,9 +187,11 @@ class ApplyPatchMagics(Magics):
         """Run the cell body, a patch in the Codex format, as one apply_patch tool call.
 
         The text streams into a live widget (the planned changes, before anything is
-        written); then the pipeline runs against the working directory: parse, verify (read
-        only), safety assessment, FileChange begin, approval, apply (the committed delta and
-        its exact flag), FileChange end, and the cumulative TurnDiff of the turn.
+        written), in about a second at most (``--stream model-speed``: at a model's pace;
+        ``--stream none``: at once); then the pipeline runs against the working directory:
+        parse, verify (read only), safety assessment, FileChange begin, approval, apply (the
+        committed delta and its exact flag), FileChange end, and the cumulative TurnDiff of
+        the turn.
 
         By default a patch inside the working directory applies at once and one that reaches
         outside asks first (Approve / Approve for session / Decline buttons); the cell then
@@ -205,9 +207,7 @@ class ApplyPatchMagics(Magics):
         """
         args = parse_options(self.apply_patch, "%%apply_patch", line)
         _reject_nul(args)
-        if args.stream_chunk < 0 or args.stream_delay < 0:
-            raise UsageError("--stream-chunk and --stream-delay must be 0 or more")
-        _check_stream_delay(args.stream_delay)
+        plan = _stream_plan(args, len(cell))
         if not cell.strip():
             raise UsageError(
                 "%%apply_patch: the cell is empty; write a patch starting with '*** Begin Patch'"
@@ -226,8 +226,8 @@ class ApplyPatchMagics(Magics):
         approver = None if args.approve == ASK else args.approve
         result = run_streamed(
             view,
-            _chunks(cell, args.stream_chunk),
-            delay=args.stream_delay if args.stream_chunk > 0 else 0.0,
+            plan.deltas(cell),
+            delay=plan.delay,
             approver=approver,
             dry_run=args.dry_run,
         )
@@ -347,19 +347,16 @@ class ApplyPatchMagics(Magics):
         if args.events:
             recorded = [] if turn is None else turn.recorder.to_json()
             events = [{**e, "summary": summarize_event(e)} for e in recorded]
-            state: dict[str, Any] = {
-                "call_id": "turn",
-                "cwd": "" if turn is None else turn.cwd,
-                "stage": "",
-                "status": "",
-                "events": events,
-            }
+            where = "" if turn is None else turn.cwd
+            plain = visible(events_heading(events, where))
+            if events:
+                plain += "\n" + render_events_plain(events)
             display(
-                {"text/html": render_html(state), "text/plain": render_events_plain(events)},
+                {"text/html": render_events_html(events, where), "text/plain": plain},
                 raw=True,
             )
             return
-        state = {
+        state: dict[str, Any] = {
             "call_id": "turn",
             "cwd": "" if turn is None else turn.cwd,
             "stage": Stage.DONE,
@@ -373,7 +370,9 @@ class ApplyPatchMagics(Magics):
         empty = TURN_DIFF_INVALIDATED if invalidated else "The turn has no changes."
         display(
             {
-                "text/html": render_html(state) if diff else f"<p>{html.escape(empty)}</p>",
+                "text/html": render_html(state, turn_open=True)
+                if diff
+                else f"<p>{html.escape(empty)}</p>",
                 "text/markdown": render_markdown(state) if diff else empty,
                 "text/plain": visible_lines(diff) or empty,
             },

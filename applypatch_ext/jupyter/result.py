@@ -25,7 +25,14 @@ from ..core.turn.events import EventType
 from ..core.turn.options import CallStatus, Decision
 from ..core.turn.result import CallResult
 from ..core.turn.turn_diff import TurnDiffTracker
-from .display import render_html, render_markdown, render_plain, turn_diff_files_json
+from .display import (
+    TURN_DIFF_EMPTIED,
+    TURN_DIFF_INVALIDATED,
+    render_html,
+    render_markdown,
+    render_plain,
+    turn_diff_files_json,
+)
 from .highlight import call_sources, turn_sources
 from .notebooks import call_notebook_views
 from .session import summarize_event
@@ -106,10 +113,16 @@ class CallDisplay:
         return self.update(updates)
 
     def on_result(
-        self, result: CallResult, files: list[dict[str, Any]], notebooks: dict[str, Any]
+        self,
+        result: CallResult,
+        files: list[dict[str, Any]],
+        notebooks: dict[str, Any],
+        *,
+        turn_valid: bool = True,
     ) -> dict[str, Any]:
         """What no event carries; ``files`` are the blocks of ``result.turn_diff``,
-        ``notebooks`` the call's notebooks as cells (``call_notebook_views``)."""
+        ``notebooks`` the call's notebooks as cells (``call_notebook_views``), ``turn_valid``
+        whether the turn's tracker was still valid when the call stopped."""
         explanation = result.explanation
         updates: dict[str, Any] = {
             "stage": result.stage,
@@ -134,14 +147,31 @@ class CallDisplay:
                 turn_diff_files=files,
                 turn_sources=turn_sources(files),
             )
+        self.update(updates)
+        updates["turn_diff_note"] = self._turn_diff_note(result, turn_valid)
         return self.update(updates)
+
+    def _turn_diff_note(self, result: CallResult, turn_valid: bool) -> str:
+        """Why the TurnDiff shows nothing, when there is a reason to say: an inexact delta
+        (this call's, or an earlier one's) invalidated it, or this call emptied it again."""
+        if self.state["turn_diff"]:
+            return ""
+        if not turn_valid or not result.delta.exact:
+            return TURN_DIFF_INVALIDATED
+        return TURN_DIFF_EMPTIED if self._own_turn_diff else ""
 
     def displayed(self) -> dict[str, Any]:
         """The displayed traits' values, in the widget's order."""
         return {name: self.state[name] for name in ApplyPatchWidget.displayed_traits()}
 
 
-def fold(result: CallResult, files: list[dict[str, Any]], notebooks: dict[str, Any]) -> CallDisplay:
+def fold(
+    result: CallResult,
+    files: list[dict[str, Any]],
+    notebooks: dict[str, Any],
+    *,
+    turn_valid: bool = True,
+) -> CallDisplay:
     """The display of a finished (or waiting) call, from its recorded events and result."""
     display = CallDisplay(result.call_id)
     display.update(identity(result.call_id, result.cwd))
@@ -154,7 +184,7 @@ def fold(result: CallResult, files: list[dict[str, Any]], notebooks: dict[str, A
     for event in events:
         if display.accepts(event):
             display.on_event(event, result.stage, blocks_of(str(event.get("unified_diff", ""))))
-    display.on_result(result, files, notebooks)
+    display.on_result(result, files, notebooks, turn_valid=turn_valid)
     return display
 
 
@@ -176,6 +206,7 @@ class PatchCallResult:
         # The TurnDiff's blocks with their paths, from the tracker, while it still renders the
         # diff this result holds (a later call of the turn changes it).
         tracker = self._tracker
+        self._turn_valid = tracker is None or tracker.valid  # as the call stopped
         diff = result.turn_diff
         if tracker is not None and diff is not None and tracker.get_unified_diff() == diff:
             self._files = turn_diff_files_json(tracker.file_diffs())
@@ -273,7 +304,9 @@ class PatchCallResult:
 
     def state_json(self) -> dict[str, Any]:
         """The displayed state: what the call's widget shows (see the module docstring)."""
-        return fold(self._result, self._files, self._notebooks).displayed()
+        return fold(
+            self._result, self._files, self._notebooks, turn_valid=self._turn_valid
+        ).displayed()
 
     def _repr_html_(self) -> str:
         return render_html(self.state_json())

@@ -78,6 +78,21 @@ def cancel_on_interrupt(token: CancellationToken) -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
+#: How often a pause between two deltas looks at the cancellation token, in seconds.
+_PAUSE_STEP = 0.05
+
+
+def _pause(seconds: float, token: CancellationToken) -> None:
+    """Sleep ``seconds``, ending early once ``token`` is cancelled: a kernel interrupt only
+    cancels the token (its handler returns), and ``time.sleep`` would sleep on to the end."""
+    end = time.monotonic() + seconds
+    while not token.cancelled:
+        left = end - time.monotonic()
+        if left <= 0:
+            return
+        time.sleep(min(left, _PAUSE_STEP))
+
+
 def run_streamed(
     view: CallView,
     deltas: Iterable[str],
@@ -86,22 +101,22 @@ def run_streamed(
     approver: Any = None,
     dry_run: bool = False,
 ) -> PatchCallResult:
-    """Stream ``deltas`` into the view's call (sleeping ``delay`` between them), then run it.
+    """Stream ``deltas`` into the view's call (sleeping ``delay`` between two of them, not
+    after the last), then run it.
 
     A kernel interrupt while streaming or applying cancels the call: it keeps what it wrote and
     its result says ``cancelled``.
     """
     token = view.call.cancel
     with cancel_on_interrupt(token):
-        for delta in deltas:
+        for index, delta in enumerate(deltas):
+            if index and delay > 0:
+                _pause(delay, token)
             if token.cancelled:
                 break
             view.push(delta)
-            if delay > 0:
-                time.sleep(delay)
         if token.cancelled and view.call.result is None:
-            reason = "cancelled while the patch was streaming: nothing was run"
-            return view._publish(view.call.abandon(reason))
+            return view.abandon("cancelled while the patch was streaming: nothing was run")
         return view.run(approver, dry_run=dry_run)
 
 

@@ -22,7 +22,9 @@ from .widget import ApplyPatchWidget
 
 #: At most this many characters of the patch text go to the browser (the call gets all).
 DISPLAY_LIMIT: Final = 200_000
-#: Minimum interval between two updates of the streamed text in the widget, in seconds.
+#: Minimum interval between two updates of the widget while the patch streams, in seconds:
+#: the streamed text and the previews of that interval go in one update (at most 20 a second,
+#: what the view renders without falling behind, whatever the chunk, delay and throttle).
 TEXT_UPDATE_INTERVAL: Final = 0.05
 
 
@@ -35,7 +37,9 @@ class CallView:
         self.result: PatchCallResult | None = None
         self.display = CallDisplay(call.call_id)
         self._text_parts: list[str] = []
-        self._last_text_update = 0.0
+        self._last_text_update = -TEXT_UPDATE_INTERVAL  # the first delta shows at once
+        self._streaming = True  # the input is still coming: updates are coalesced
+        self._pending: dict[str, Any] = {}  # the event updates of the coming text update
         self._approver: Callable[..., Any] | None = None
         self.display_handle: Any = None  # set by whoever displayed the widget
         self._unsubscribe = call.turn.recorder.subscribe(self._on_event)
@@ -62,6 +66,11 @@ class CallView:
             self._last_text_update = now
 
     def _show_text(self, *, done: bool = False) -> None:
+        """One update of the widget: the text so far and the previews that waited for it;
+        ``done``: the input is complete (or abandoned), nothing is streaming any more."""
+        if done:
+            self._streaming = False
+        pending, self._pending = self._pending, {}
         if self.widget is None:
             return
         text = "".join(self._text_parts)
@@ -70,6 +79,7 @@ class CallView:
         shown = text[:DISPLAY_LIMIT] if truncated else text
         self._apply(
             {
+                **pending,
                 "patch_text": shown,
                 "patch_truncated": truncated,
                 "current_line": 0 if done else shown.count("\n") + 1,
@@ -84,6 +94,12 @@ class CallView:
         self._approver = approver
         core = self.call.dry_run() if dry_run else self.call.run(approver)
         return self._publish(core)
+
+    def abandon(self, reason: str) -> PatchCallResult:
+        """The input stopped before its end (an interrupt while streaming): nothing runs; the
+        view stops saying that the text streams."""
+        self._show_text(done=True)
+        return self._publish(self.call.abandon(reason))
 
     def decide(self, decision: str) -> None:
         """An approval button was clicked: resume the call with that decision.
@@ -116,7 +132,12 @@ class CallView:
         if core.status != CallStatus.AWAITING_APPROVAL:
             self._unsubscribe()
         self._apply(
-            self.display.on_result(core, self.result.turn_diff_files, self.result.notebooks)
+            self.display.on_result(
+                core,
+                self.result.turn_diff_files,
+                self.result.notebooks,
+                turn_valid=self.call.turn.tracker.valid,
+            )
         )
         if self.widget is not None and self.display_handle is not None:
             # Refresh the call's static record (record.CallRecord), saved with the notebook; the
@@ -132,4 +153,7 @@ class CallView:
         updates = self.display.on_event(
             event, self.call.stage, lambda: turn_diff_files_json(tracker.file_diffs())
         )
+        if self._streaming:  # a preview: it goes with the next text update (see push)
+            self._pending.update(updates)
+            return
         self._apply(updates)

@@ -71,6 +71,11 @@ class ApplyPatchWidget(anywidget.AnyWidget):
     turn_diff_files: traitlets.List[Any] = traitlets.List(
         help="The TurnDiff's blocks with the paths they were rendered from: old_path, path, diff."
     ).tag(**SHOWN)
+    turn_diff_note = traitlets.Unicode(
+        "",
+        help="Why the TurnDiff shows nothing though this call's turn changed files (emptied "
+        "again, or invalidated by an inexact delta); empty otherwise.",
+    ).tag(**SHOWN)
     sources = traitlets.Dict(
         help=(
             "The lines the diff view of the call's own changes shows, syntax-coloured: "

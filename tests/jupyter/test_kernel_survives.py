@@ -69,6 +69,10 @@ def test_an_interrupt_while_streaming_cancels_the_call(
     result = ip.user_ns["interrupted"]
     assert result.status == "cancelled"
     assert run.widget is not None and run.widget.status == "cancelled"
+    # the view no longer says that the text streams: no current line (its "streaming…"), and
+    # the text it shows is all that arrived
+    assert run.widget.current_line == 0
+    assert ADD.startswith(run.widget.patch_text) and run.widget.patch_text != ADD
     assert not (tmp_path / "later.txt").exists()
     assert resources() == before  # the SIGINT handler is restored, no thread or fd is left
     # the kernel goes on: a later call in the same session works

@@ -96,8 +96,12 @@ def test_streaming_and_turn_diff(
     # the view on screen now saw the end
     assert [e["v"] for e in history(widget) if e["k"] == "status"][-1] == "completed"
 
-    # 4) the TurnDiff, one collapsible block per file, coloured
+    # 4) the TurnDiff: the turn's aggregate, one section closed under the call's own changes,
+    # then opened: one collapsible block per file, coloured
     turn = widget.get_by_test_id("applypatch-turn-diff")
+    expect(turn).not_to_have_attribute("open", "")
+    expect(turn.locator("summary").first).to_contain_text("2 files in this turn")
+    turn.locator("summary").first.click()
     files = turn.locator("details.applypatch-file")
     expect(files).to_have_count(2)
     expect(files.nth(0).locator("summary")).to_contain_text("notes.txt")
@@ -150,7 +154,13 @@ TWO_ADDS = "\n".join(
 
 # Where the patch has plain ASCII, the file has a tab, trailing spaces, typographic quotes and a
 # no-break space, and "World" differs: the explanation shows the closest region, all visible.
-MISMATCHED_FILE = 'def greet():\n\tname = \u201cWorld\u201d  \n    return f"hello\u00a0{name}"\n'
+#: A long comment on the last line: the explanation shows such a line whole (it wraps).
+LONG_COMMENT = "  # " + " ".join(f"word{i}" for i in range(60)) + " END"
+MISMATCHED_FILE = (
+    'def greet():\n\tname = \u201cWorld\u201d  \n    return f"hello\u00a0{name}"'
+    + LONG_COMMENT
+    + "\n"
+)
 MISMATCH = "\n".join(
     [
         "*** Begin Patch",
@@ -159,7 +169,7 @@ MISMATCH = "\n".join(
         " def greet():",
         '-    name = "world"',
         '+    name = "there"',
-        '     return f"hello {name}"',
+        '     return f"hello {name}"' + LONG_COMMENT,
         "*** End Patch",
     ]
 )
@@ -201,6 +211,18 @@ def test_approval_click_and_failed_call(
     expect(explanation.locator(".applypatch-tok-space.applypatch-differs")).not_to_have_count(0)
     expect(explanation.locator(".applypatch-tok-typo")).to_have_text(["\u201c", "\u201d"])
     expect(explanation.locator(".applypatch-tok-nbsp")).to_have_text(["⍽"])
+    # the long line is shown whole: wrapped inside its cell, nothing cut at the output's edge
+    long_cell = explanation.locator("td.applypatch-ex-actual", has_text="END")
+    expect(long_cell).to_have_count(1)
+    fits = long_cell.evaluate(
+        """(td) => {
+            const box = td.getBoundingClientRect();
+            const area = td.closest('.jp-OutputArea-output').getBoundingClientRect();
+            return {wraps: box.height > 2 * parseFloat(getComputedStyle(td).lineHeight || 16),
+                    inside: box.right <= area.right + 1, cut: td.scrollWidth > td.clientWidth + 1};
+        }"""
+    )
+    assert fits == {"wraps": True, "inside": True, "cut": False}, fits
     mismatch.screenshot(path=str(artifacts_dir / "widget-explanation.png"))
 
     # the AskUser call stops and asks
@@ -248,6 +270,7 @@ def test_approval_click_and_failed_call(
     expect(asking.locator(".applypatch-approval")).to_be_hidden()
     written = jupyter_lab.contents("approved.txt")
     assert written is not None and written["content"] == "approved by a click\n"
+    asking.get_by_test_id("applypatch-turn-diff").locator("summary").first.click()
     expect(asking.get_by_test_id("applypatch-turn-diff")).to_contain_text("approved.txt")
 
     # the result object in the kernel was updated too
@@ -365,7 +388,8 @@ def test_the_diff_view(
     delta.get_by_role("button", name="expand every file").click()
     expect(delta.locator("details.applypatch-file[open]")).to_have_count(3)
 
-    # the TurnDiff's git headers behind a toggle, keyboard-activated
+    # the TurnDiff's git headers behind a toggle, keyboard-activated (the section opened first)
+    turn.locator("summary").first.click()
     header = turn.locator("tr.applypatch-dl-header", has_text="diff --git").first
     expect(header).to_be_hidden()
     toggle = turn.get_by_test_id("applypatch-headers")

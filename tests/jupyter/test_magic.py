@@ -3,6 +3,7 @@ result object, and the user errors (exactly ``UsageError``)."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -17,11 +18,12 @@ from IPython.utils.capture import CapturedIO, capture_output
 
 from applypatch_ext.core.turn.faults import FAULT_SPECS
 from applypatch_ext.core.turn.options import OPTIONS, FrontEnd, options_of
+from applypatch_ext.core.turn.pacing import plan_stream
 from applypatch_ext.jupyter.result import PatchCallResult
 from applypatch_ext.jupyter.session import SESSION
 
 from ..trees import snapshot_dir
-from .conftest import Magic
+from .conftest import Magic, Run
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
@@ -158,6 +160,61 @@ def test_stream_chunk_zero_feeds_the_text_whole(run_magic: Magic) -> None:
     assert [u["patch_text"] for u in run.widget.updates() if "patch_text" in u] == [ADD_A]
 
 
+CELL_1300 = patch(
+    "*** Add File: module.py", *[f"+value_{i:04d} = compute({i}, 'new')" for i in range(1297)]
+)
+
+
+def patch_texts(run: Run) -> list[str]:
+    return [u["patch_text"] for u in run.widget.updates() if "patch_text" in u]
+
+
+def test_the_default_streams_a_long_cell_in_the_bounded_plan(
+    run_magic: Magic, tmp_path: Path
+) -> None:
+    assert CELL_1300.count("\n") == 1300
+    run = run_magic("", CELL_1300)
+    assert run.widget.status == "completed"
+    texts = patch_texts(run)
+    plan = plan_stream(len(CELL_1300))
+    assert plan.count == 20
+    # the view saw the text grow (the first delta at once), at most once per delta
+    assert 2 <= len(texts) <= plan.count
+    assert texts[0] == CELL_1300[: plan.chunk] and texts[-1] == CELL_1300
+    assert (tmp_path / "module.py").read_text().count("\n") == 1297
+
+
+def test_the_default_streams_a_small_cell_visibly(run_magic: Magic) -> None:
+    run = run_magic("", ADD_A)
+    texts = patch_texts(run)
+    assert texts[0] == ADD_A[:24] and texts[-1] == ADD_A and len(texts) >= 2
+
+
+def test_stream_none_runs_the_cell_at_once(run_magic: Magic) -> None:
+    run = run_magic("--stream none", CELL_1300)
+    assert patch_texts(run) == [CELL_1300]
+    assert run.widget.status == "completed"
+
+
+def test_stream_model_speed_feeds_model_sized_deltas(
+    run_magic: Magic, ip: InteractiveShell
+) -> None:
+    text = patch("*** Add File: s.txt", "+one", "+two")
+    run_magic("r --stream model-speed --throttle-ms 0", text)
+    previews = [e for e in ip.user_ns["r"].events if e["type"] == "patch_apply_updated"]
+    assert len(previews) >= len(text) // 24 - 1  # one per delta that changes the plan
+
+
+def test_a_preview_burst_is_coalesced_into_the_text_updates(run_magic: Magic) -> None:
+    # one-character deltas, no pause, every change previewed: the widget gets one update per
+    # text interval at most, carrying the previews of that interval, not one per delta
+    text = patch(*[f"*** Add File: f{i}.txt\n+x" for i in range(40)])
+    run = run_magic("--stream-chunk 1 --stream-delay 0 --throttle-ms 0", text)
+    planned = [u for u in run.widget.updates() if "planned" in u]
+    assert len(planned) < len(text) // 10
+    assert len(run.widget.planned) == 40  # the last preview arrived all the same
+
+
 def test_throttle_ms(run_magic: Magic, ip: InteractiveShell) -> None:
     text = patch(*[f"*** Add File: f{i}.txt\n+x" for i in range(6)])
 
@@ -169,6 +226,27 @@ def test_throttle_ms(run_magic: Magic, ip: InteractiveShell) -> None:
     throttled = previews("--throttle-ms 60000")
     assert every_change >= 6
     assert throttled == 2  # the first at once, the last pending one flushed at the end
+
+
+def test_outside_the_folder_but_in_tmp_applies_without_asking_unless_excluded(
+    run_magic: Magic, tmp_path: Path
+) -> None:
+    # The README's caveat: /tmp and $TMPDIR are writable roots of workspace-write, as in Codex.
+    temps = [Path("/tmp").resolve()]
+    if os.environ.get("TMPDIR", "").startswith("/"):
+        temps.append(Path(os.environ["TMPDIR"]).resolve())
+    if not any(tmp_path.resolve().is_relative_to(t) for t in temps):
+        pytest.skip(f"{tmp_path} is in neither /tmp nor $TMPDIR")
+    project = tmp_path / "project"
+    project.mkdir()
+    outside = patch("*** Add File: ../next_to_it.txt", "+written")
+    run = run_magic("--cwd project", outside)
+    assert run.widget.status == "completed" and run.widget.safety["decision"] == "auto-approve"
+    assert (tmp_path / "next_to_it.txt").read_text() == "written\n"
+    (tmp_path / "next_to_it.txt").unlink()
+    run = run_magic("--cwd project --new-turn --exclude-tmp", outside)
+    assert run.widget.status == "awaiting-approval"
+    assert not (tmp_path / "next_to_it.txt").exists()
 
 
 def test_approval_policy(run_magic: Magic, tmp_path: Path) -> None:
@@ -330,6 +408,10 @@ def test_no_widget_shows_rich_output(
         ("--stream-chunk -1", ADD_A, "--stream-chunk"),
         ("--stream-delay -1", ADD_A, "--stream-delay"),
         ("--stream-chunk many", ADD_A, "--stream-chunk"),
+        ("--stream fast", ADD_A, "--stream must be one of bounded, model-speed, none"),
+        ("--stream none --stream-chunk 8", ADD_A, "--stream none feeds the text whole"),
+        ("--stream none --stream-delay 0", ADD_A, "it takes no --stream-delay"),
+        ("--stream-delay 0.5x", ADD_A, "--stream-delay"),
         ("--no-such-option", ADD_A, "no-such-option"),
         ("", "", "empty"),
         ("", "  \n\t\n", "empty"),
@@ -348,6 +430,10 @@ def test_no_widget_shows_rich_output(
         "stream-chunk",
         "stream-delay",
         "stream-chunk-not-int",
+        "stream-unknown",
+        "stream-none-with-chunk",
+        "stream-none-with-delay",
+        "stream-delay-not-float",
         "unknown-option",
         "empty-cell",
         "blank-cell",
@@ -375,6 +461,7 @@ def test_help_documents_every_option(ip: InteractiveShell) -> None:
     for option in [
         "--cwd",
         "--dry-run",
+        "--stream ",
         "--stream-chunk",
         "--stream-delay",
         "--throttle-ms",
@@ -434,7 +521,7 @@ def test_magic_and_turn_help_list_the_same_options_and_defaults(ip: InteractiveS
     turn_only = {o.name for o in options_of(FrontEnd.TURN)} - {
         o.name for o in options_of(FrontEnd.MAGIC)
     }
-    assert magic_only == {"--dry-run", "--new-turn", "--no-widget", "--stream-delay"}
+    assert magic_only == {"--dry-run", "--new-turn", "--no-widget", "--stream", "--stream-delay"}
     assert turn_only == {"--environment"}
     assert set(magic) - magic_only == set(turn) - turn_only
     assert set(magic) == {o.name for o in options_of(FrontEnd.MAGIC)}
@@ -443,7 +530,8 @@ def test_magic_and_turn_help_list_the_same_options_and_defaults(ip: InteractiveS
     assert differing == {"--stream-chunk"}
     for name in set(magic) & set(turn) - differing:
         assert magic[name] == turn[name], name
-    assert (magic["--stream-chunk"], turn["--stream-chunk"]) == ("24", "0")
+    assert (magic["--stream-chunk"], turn["--stream-chunk"]) == ("the --stream pace's", "0")
+    assert (magic["--stream"], magic["--stream-delay"]) == ("bounded", "the --stream pace's")
     assert (magic["--throttle-ms"], magic["--approve"], magic["--sandbox"]) == (
         "500",
         "ask",
@@ -540,6 +628,19 @@ def test_turn_events(run_magic: Magic) -> None:
     html = captured.outputs[0].data["text/html"]
     assert html.count("patch_apply_end") == 2
     assert "turn_diff" in html
+    # a timeline, not a call: no status and no empty stage ("running (stage: )")
+    plain = captured.outputs[0].data["text/plain"]
+    for text in (html, plain):
+        assert "running" not in text and "(stage: )" not in text
+        assert re.search(r"timeline in /\S+: \d+ events of 2 calls", text), text[:200]
+    assert plain.splitlines()[1].lstrip().startswith("+")  # then one line per event
+
+
+def test_turn_events_before_any_call(run_magic: Magic) -> None:
+    SESSION.new_turn()
+    data = run_magic.line("apply_patch_turn", "--events").outputs[0].data
+    assert data["text/plain"] == "The turn's timeline: no events yet."
+    assert "running" not in data["text/html"]
 
 
 def test_turn_export_applies_with_git_apply(run_magic: Magic, tmp_path: Path) -> None:

@@ -74,6 +74,8 @@ def test_stream_status_and_approval_in_notebook7(
     written = jupyter_notebook7.contents("from_nb7.txt")
     assert written is not None
     assert written["content"] == "".join(f"line {i}\n" for i in range(12))
+    # the TurnDiff section is closed at first
+    widget.get_by_test_id("applypatch-turn-diff").locator("summary").first.click()
     expect(widget.get_by_test_id("applypatch-turn-diff")).to_contain_text("from_nb7.txt")
 
     widget.screenshot(path=str(artifacts_dir / "widget-notebook7.png"))

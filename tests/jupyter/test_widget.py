@@ -3,6 +3,7 @@ approval message the front end sends back (no browser; see test_lab_browser.py f
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from enum import StrEnum
@@ -18,9 +19,10 @@ from applypatch_ext.core.turn.safety import AskUser, AutoApprove, Reject
 from applypatch_ext.core.turn.turn import RETRY_REASON
 from applypatch_ext.jupyter import vocabulary as vocabulary_module
 from applypatch_ext.jupyter.assets import asset_path
+from applypatch_ext.jupyter.display import TURN_DIFF_EMPTIED, TURN_DIFF_INVALIDATED
 from applypatch_ext.jupyter.widget import ApplyPatchWidget, call_vocabulary
 
-from .conftest import Magic
+from .conftest import Magic, Run
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
@@ -546,3 +548,124 @@ def test_dry_run_flag_reaches_the_widget(run_magic: Magic, tmp_path: Path) -> No
     assert run.widget.status == "dry-run"
     assert run.widget.proposed and run.widget.delta["changes"] == []
     assert not (tmp_path / "approved.txt").exists()
+
+
+# -- issue 13: a call's own changes first, the turn's aggregate one closed section -----------
+
+UPDATE_MAIN = """*** Begin Patch
+*** Update File: main.py
+@@
+-print("old")
++print("new")
+*** End Patch
+"""
+
+
+def record_of(run: Run) -> dict[str, str]:
+    """The last version of the call's static record (what a saved notebook keeps)."""
+    records = [o["data"] for o in run.outputs if "applypatch_ext" in o["metadata"]]
+    records = [d for d in records if "text/markdown" in d]
+    return records[-1]
+
+
+def test_a_dry_runs_static_record_shows_the_proposed_diff(
+    run_magic: Magic, ip: InteractiveShell, tmp_path: Path
+) -> None:
+    (tmp_path / "main.py").write_text('print("old")\n')
+    run = run_magic("r --dry-run --stream none", TWO_FILES)
+    assert run.widget.status == "dry-run" and run.widget.turn_diff == ""
+    record = record_of(run)
+    for text in (record["text/plain"], record["text/markdown"], ip.user_ns["r"].__repr__()):
+        assert "changes of this call:" in text
+        assert '-print("old")' in text and '+print("new")' in text  # the Update's diff
+        assert "+hello\n+world" in text  # the Add's lines
+    html = record["text/html"]
+    assert "changes of this call:" in html and "+print(&quot;new&quot;)" in html
+    assert 'print("old")' in (tmp_path / "main.py").read_text()  # nothing written
+
+
+def test_the_record_shows_its_own_changes_first_and_the_turn_closed(
+    run_magic: Magic, tmp_path: Path
+) -> None:
+    (tmp_path / "main.py").write_text('print("old")\n')
+    run_magic("--stream none", ADD_ONE)
+    run = run_magic("--stream none", UPDATE_MAIN)
+    html = record_of(run)["text/html"]
+    own = html.index("changes of this call:")
+    turn = html.index('<details class="applypatch-turn-diff">')  # closed: no `open`
+    assert own < turn
+    assert "approved.txt" not in html[:turn]  # the other call's file is in the turn's only
+    assert "approved.txt" in html[turn:] and "main.py" in html[turn:]
+    assert "turn diff: 2 files, the whole turn (every call so far)" in html
+    plain = record_of(run)["text/plain"]
+    assert plain.index("changes of this call:") < plain.index("turn diff: (the whole turn")
+    # %apply_patch_turn shows the turn itself: the section is open there
+    shown = run_magic.line("apply_patch_turn").outputs[-1].data["text/html"]
+    assert '<details class="applypatch-turn-diff" open>' in shown
+
+
+def test_an_emptied_turn_diff_says_why(run_magic: Magic, tmp_path: Path) -> None:
+    run_magic("--stream none", ADD_ONE)
+    run = run_magic(
+        "--stream none", "*** Begin Patch\n*** Delete File: approved.txt\n*** End Patch\n"
+    )
+    widget = run.widget
+    assert widget.status == "completed" and widget.turn_diff == ""
+    assert widget.events[-1]["type"] == "turn_diff"
+    assert widget.turn_diff_note == TURN_DIFF_EMPTIED
+    assert f"turn diff: {TURN_DIFF_EMPTIED}" in record_of(run)["text/plain"]
+
+
+def test_an_invalidated_turn_diff_says_why(
+    run_magic: Magic, ip: InteractiveShell, tmp_path: Path
+) -> None:
+    good = run_magic("--stream none", ADD_ONE).widget
+    assert good.turn_diff and good.turn_diff_note == ""
+    bad = run_magic("bad --stream none --fault write:1", ADD_HELLO).widget
+    assert bad.status == "failed" and bad.delta["exact"] is False
+    assert bad.turn_diff == "" and bad.turn_diff_note == TURN_DIFF_INVALIDATED
+    # a later call of the turn: its delta is exact, the turn's diff is still unavailable
+    after = run_magic(
+        "after --stream none",
+        UPDATE_MAIN.replace("Update", "Add").replace('@@\n-print("old")\n', ""),
+    )
+    assert after.widget.status == "completed"
+    assert after.widget.turn_diff == "" and after.widget.turn_diff_note == TURN_DIFF_INVALIDATED
+    assert ip.user_ns["after"].state_json()["turn_diff_note"] == TURN_DIFF_INVALIDATED
+    assert html.escape(TURN_DIFF_INVALIDATED) in record_of(after)["text/html"]
+
+
+def test_nothing_matching_in_a_non_empty_file_is_not_past_its_end(
+    run_magic: Magic, ip: InteractiveShell, tmp_path: Path
+) -> None:
+    (tmp_path / "notes.txt").write_text("alpha\nbeta\ngamma\n")
+    patch = "*** Begin Patch\n*** Update File: notes.txt\n@@\n-zzz qqq\n+x\n*** End Patch\n"
+    run = run_magic("r --stream none", patch)
+    # the model's text is the reference's, byte for byte
+    assert run.widget.error.startswith("Failed to find expected lines in ")
+    explanation = run.widget.explanation
+    assert "none of the expected lines occurs in the file (3 lines)" in explanation["summary"]
+    assert [p["absent"] for p in explanation["pairs"]] == ["no similar line in the file"]
+    record = record_of(run)
+    for text in (record["text/plain"], record["text/markdown"], record["text/html"]):
+        assert "(no similar line in the file)" in text and "past the end" not in text
+
+
+def test_a_file_outside_the_display_root_is_named_readably(
+    run_magic: Magic, tmp_path: Path
+) -> None:
+    # The TurnDiff text keeps Codex's header for an absolute display path (a//abs/path,
+    # docs/behaviour.md §8.4); the widget's and the record's labels name the file by its path.
+    project = tmp_path / "project"
+    project.mkdir()
+    run = run_magic(
+        "--cwd project", "*** Begin Patch\n*** Add File: ../out.txt\n+o\n*** End Patch\n"
+    )
+    widget = run.widget
+    absolute = str(tmp_path / "out.txt")
+    assert f"diff --git a/{absolute} b/{absolute}" in widget.turn_diff  # the reference's text
+    assert [f["path"] for f in widget.turn_diff_files] == [absolute]
+    html = record_of(run)["text/html"]
+    turn = html.split('<details class="applypatch-turn-diff">', 1)[1]
+    assert f"<summary><code>{absolute}</code></summary>" in turn
+    assert "<code>a//" not in html

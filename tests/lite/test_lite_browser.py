@@ -125,6 +125,7 @@ def test_tour_runs_in_the_browser(
     assert check_widgets(panel, "01_tour.ipynb") == TOUR_STATUSES
     widgets = panel.locator(WIDGET)
     first = widgets.nth(0)
+    first.get_by_test_id("applypatch-turn-diff").locator("summary").first.click()  # closed at first
     expect(first.get_by_test_id("applypatch-turn-diff")).to_contain_text("hello.py")
     expect(first.get_by_test_id("applypatch-delta")).to_contain_text("lib/util.py")
     # each call's static record, an output of its own beside the live view (saved with the

@@ -122,9 +122,10 @@ def test_the_html_fallback_is_escaped_and_names_files_from_the_tracker(
     page = data["text/html"]
     assert_harmless_html(page)
     assert_no_raw_controls(page)
+    turn_section = page.split('<details class="applypatch-turn-diff">', 1)[1]
     summaries = [
         part.split("</code></summary>", 1)[0]
-        for part in page.split("<details open><summary><code>")[1:]
+        for part in turn_section.split("<details open><summary><code>")[1:]
     ]
     assert summaries == sorted(
         [

@@ -87,9 +87,22 @@ def _segments(a: str, b: str) -> tuple[list[tuple[bool, str]], list[tuple[bool, 
     return left, right
 
 
+#: Why a line pair has no file line (``LinePair.absent``), in words a front end can show.
+ABSENT_REASONS: Final = {
+    "past-end": "past the end of the file",
+    "no-match": "no similar line in the file",
+    "empty-file": "the file is empty",
+    "gave-up": "not searched: the search gave up",
+}
+
+
 @dataclass(frozen=True)
 class LinePair:
-    """One expected line next to the file line it was compared with."""
+    """One expected line next to the file line it was compared with.
+
+    Without a file line (``actual`` None), ``absent`` says why: ``past-end`` (the closest
+    region ends past the file's last line), ``no-match`` (no region at all: nothing in the
+    file is close), ``empty-file`` or ``gave-up`` (see :data:`ABSENT_REASONS`)."""
 
     expected: str | None
     actual: str | None
@@ -97,11 +110,13 @@ class LinePair:
     match_pass: int | None  # 0..3, None if no pass makes them equal
     expected_segments: tuple[tuple[bool, str], ...] = ()
     actual_segments: tuple[tuple[bool, str], ...] = ()
+    absent: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
             "expected": self.expected,
             "actual": self.actual,
+            "absent": None if self.absent is None else ABSENT_REASONS[self.absent],
             "line_number": self.line_number,
             "match_pass": self.match_pass,
             "pass_name": None if self.match_pass is None else PASS_NAMES[self.match_pass],
@@ -279,7 +294,7 @@ def _gave_up(
         f"{len(lines)} lines, the chunk {len(expected)}); the error above is the verdict, "
         "this explanation only a help"
     )
-    pairs = tuple(LinePair(line, None, None, None) for line in expected)
+    pairs = tuple(LinePair(line, None, None, None, absent="gave-up") for line in expected)
     return MatchExplanation(failure.path, failure.kind, None, pairs, (), (), summary)
 
 
@@ -306,8 +321,15 @@ def _explain(failure: MatchFailure, lines: Sequence[str], deadline: _Deadline) -
         start = _closest_single_line(lines, expected[0], deadline)
     if start is None:
         noun = "context line" if failure.kind == "context" else "expected lines"
-        summary = f"none of the {noun} occurs in the file, even ignoring whitespace and punctuation"
-        pairs = tuple(LinePair(line, None, None, None) for line in expected)
+        if lines:
+            summary = (
+                f"none of the {noun} occurs in the file ({len(lines)} lines), even ignoring "
+                "whitespace and punctuation"
+            )
+        else:
+            summary = f"the file is empty: there is no line to match the {noun} against"
+        absent = "no-match" if lines else "empty-file"
+        pairs = tuple(LinePair(line, None, None, None, absent=absent) for line in expected)
         return MatchExplanation(failure.path, failure.kind, None, pairs, (), (), summary)
 
     pairs_list: list[LinePair] = []
@@ -317,7 +339,7 @@ def _explain(failure: MatchFailure, lines: Sequence[str], deadline: _Deadline) -
         index = start + offset
         actual = lines[index] if index < len(lines) else None
         if actual is None:
-            pairs_list.append(LinePair(wanted, None, None, None))
+            pairs_list.append(LinePair(wanted, None, None, None, absent="past-end"))
             continue
         match_pass = _pass_of(wanted, actual)
         left: list[tuple[bool, str]]

@@ -22,6 +22,7 @@ from .option_spec import CHOICE_ERROR as CHOICE_ERROR  # the front ends import t
 from .option_spec import FrontEnd as FrontEnd
 from .option_spec import Option as Option
 from .option_spec import OptionKind as OptionKind
+from .pacing import BOUNDED_INTERVAL, BOUNDED_STEPS, MODEL_CHUNK, MODEL_DELAY, StreamPace
 from .policy import (
     APPROVAL_KINDS,
     GRANULAR,
@@ -100,8 +101,8 @@ def as_approver(answer: Approver | Decision | str | None) -> Approver | None:
 APPROVAL_POLICIES: Final = (*APPROVAL_KINDS, str(ApprovalPolicy(GRANULAR, sandbox_approval=False)))
 #: ``ask``: show the approval buttons; where nobody can be asked, decline and say so on stderr.
 ASK: Final = "ask"
-DEFAULT_STREAM_CHUNK: Final = 24
-DEFAULT_STREAM_DELAY: Final = 0.02
+#: How the magic streams a cell by default (see :mod:`.pacing`).
+DEFAULT_STREAM: Final = StreamPace.BOUNDED.value
 _ALL = frozenset(FrontEnd)
 _CALLS = frozenset((FrontEnd.MAGIC, FrontEnd.TURN))
 _REPLAYS = frozenset((FrontEnd.REPLAY, FrontEnd.REPLAY_MAGIC))
@@ -278,6 +279,20 @@ OPTIONS: Final[tuple[Option, ...]] = (
         field="invalid_content",
     ),
     Option(
+        "--stream",
+        OptionKind.VALUE,
+        "How the cell streams into the preview before it runs: bounded feeds the whole cell in "
+        f"about a second at most (at most {BOUNDED_STEPS} deltas, {BOUNDED_INTERVAL * 1000:g} ms "
+        "apart, sized from its length; a small cell in fewer); model-speed at a model's pace "
+        f"({MODEL_CHUNK} characters every {MODEL_DELAY * 1000:g} ms, at most "
+        f"{MODEL_CHUNK / MODEL_DELAY:,.0f} a second: a 1,300-line cell takes a minute or more); "
+        "none runs it at once.",
+        _STREAMING,
+        frozenset((FrontEnd.MAGIC,)),
+        default=DEFAULT_STREAM,
+        choices=_values(StreamPace),
+    ),
+    Option(
         "--stream-chunk",
         OptionKind.INT,
         "Feed the patch to the pipeline in deltas of N characters (0 feeds it whole).",
@@ -285,16 +300,17 @@ OPTIONS: Final[tuple[Option, ...]] = (
         _CALLS,
         default=0,
         metavar="N",
-        defaults=((FrontEnd.MAGIC, DEFAULT_STREAM_CHUNK),),
+        defaults=((FrontEnd.MAGIC, None),),
+        default_text="the --stream pace's",
     ),
     Option(
         "--stream-delay",
         OptionKind.FLOAT,
-        "Pause between two deltas, so that the stream is visible (0 for no pause).",
+        "Pause between two deltas instead of the --stream pace's (0 for no pause).",
         _STREAMING,
         frozenset((FrontEnd.MAGIC,)),
-        default=DEFAULT_STREAM_DELAY,
         metavar="SECONDS",
+        default_text="the --stream pace's",
     ),
     Option(
         "--throttle-ms",

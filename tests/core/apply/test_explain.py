@@ -46,7 +46,26 @@ def test_nearest_window_to_the_search_start_wins_a_tie() -> None:
 def test_nothing_close() -> None:
     explained = explain_match_failure(failure("zzz", "qqq"), ["a", "b"])
     assert explained.region_start is None
-    assert "none of the expected lines occurs" in explained.summary
+    assert "none of the expected lines occurs in the file (2 lines)" in explained.summary
+    # nothing matches in a non-empty file: not "past the end of the file"
+    assert {p.absent for p in explained.pairs} == {"no-match"}
+    pairs = explained.to_json()["pairs"]
+    assert [p["absent"] for p in pairs] == ["no similar line in the file"] * 2
+
+
+def test_an_empty_file_says_so() -> None:
+    explained = explain_match_failure(failure("zzz"), [])
+    assert explained.summary.startswith("the file is empty")
+    assert explained.to_json()["pairs"][0]["absent"] == "the file is empty"
+
+
+def test_a_region_running_past_the_last_line_says_so() -> None:
+    # the chunk is longer than the file: the region starts at line 1 and runs past its end
+    explained = explain_match_failure(failure("a", "b", "c"), ["a", "b"])
+    assert explained.region_start == 0
+    assert [p.absent for p in explained.pairs] == [None, None, "past-end"]
+    assert explained.to_json()["pairs"][2]["absent"] == "past the end of the file"
+    assert explained.pairs[0].to_json()["absent"] is None
 
 
 def test_single_context_line_found_by_similarity() -> None:
