@@ -347,7 +347,7 @@ def attempt(
     ``approved`` are the paths the user granted: writable in the sandboxed attempt, and the
     only ones an unsandboxed retry may change. An atomic attempt writes its journal first and
     rolls back on failure (its delta is then empty, or inexact when the rollback failed).
-    ``writer``: what writes instead of the runtime (an undo's, docs/behaviour.md §11); the
+    ``writer``: what writes instead of the runtime (an undo's, docs/behaviour.md §12); the
     hunks still name the paths the journal records.
     """
     options, faulty, root = ctx.options, prepared.faulty, prepared.root

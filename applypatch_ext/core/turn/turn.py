@@ -145,7 +145,7 @@ class Turn:
     def turn_diff(self) -> str:
         return self.tracker.get_unified_diff() or ""
 
-    # -- undo, redo and the history (docs/behaviour.md §11; the machinery is in .undo) ---------
+    # -- undo, redo and the history (docs/behaviour.md §12; the machinery is in .undo) ---------
 
     def undo(self, call_id: str | None = None, **kwargs: Any) -> CallResult:
         """Undo a call (default: the last one not undone) as a call of this turn."""

@@ -1,4 +1,4 @@
-"""Undo, redo and the history of a turn (docs/behaviour.md §11).
+"""Undo, redo and the history of a turn (docs/behaviour.md §12).
 
 Every call that committed changes can be undone: the inverse of its committed delta, read as
 each file's state before the call and as the call left it (:func:`~..apply.revert.file_states`).

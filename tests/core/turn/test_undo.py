@@ -1,4 +1,4 @@
-"""Undo and redo of a call (docs/behaviour.md §11), on the real disk: after every undo the whole
+"""Undo and redo of a call (docs/behaviour.md §12), on the real disk: after every undo the whole
 tree, modes included, is compared with the tree before the call (tests/trees.py)."""
 
 from __future__ import annotations
