@@ -170,8 +170,10 @@ class PatchCallResult:
         self._tracker = tracker
         self._update(result)
         self._decide = decide
-        #: runs an undo or redo of this call (set by the view that made the result)
+        #: runs an undo or redo of this call, and the core's call (set by the view that made
+        #: the result)
         self._undo: Callable[..., PatchCallResult] | None = None
+        self._call: object = None
 
     def _update(self, result: CallResult) -> None:
         self._result = result
@@ -236,10 +238,8 @@ class PatchCallResult:
     def _conflicts(self) -> Iterable[dict[str, Any]]:
         from ..core.turn.undo import UndoCall
 
-        call = getattr(self._undo, "__self__", None)
-        core_call = getattr(call, "call", None)
-        if isinstance(core_call, UndoCall):
-            return [c.to_json() for c in core_call.conflicts]
+        if isinstance(self._call, UndoCall):
+            return [c.to_json() for c in self._call.conflicts]
         return []
 
     @property

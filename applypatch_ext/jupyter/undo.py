@@ -137,6 +137,7 @@ def start(
     what cannot be asked for. Without a widget the result and any conflict are displayed as
     rich output (unless ``show`` is false: a button's undo shows in the widget that asked)."""
     from .record import show_call
+    from .streams import run_streamed
     from .view import CallView
 
     try:
@@ -147,8 +148,8 @@ def start(
     view = CallView(call, shown)
     if shown is not None:
         view.display_handle = show_call(shown)
-    view.push(call.patch)
-    view.run(None if approve == ASK else Decision(approve))
+    # streamed like a patch (its description), under the same interrupt guard
+    run_streamed(view, [call.patch], approver=None if approve == ASK else Decision(approve))
     if shown is None and show:
         display(view.result)
         if call.conflicts:

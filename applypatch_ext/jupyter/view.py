@@ -118,6 +118,7 @@ class CallView:
         if self.result is None:
             self.result = PatchCallResult(core, self.decide, self.call.turn.tracker)
             self.result._undo = self.undo_from_code
+            self.result._call = self.call
         else:
             self.result._update(core)
         if core.status != CallStatus.AWAITING_APPROVAL:

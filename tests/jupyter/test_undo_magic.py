@@ -246,3 +246,30 @@ def test_an_undo_outside_the_root_asks_like_the_call(
     click(widget, {"type": "undo-approval", "decision": "approve"})
     assert widget.undo["last"]["status"] == "completed"
     assert snapshot_dir_with_modes(tmp_path) == before
+
+
+def test_partial_failure_and_inexact_delta_through_the_shell(
+    magic: Magic, ip: InteractiveShell, tmp_path: Path
+) -> None:
+    (tmp_path / "keep.txt").write_text("keep\n")
+    before = snapshot_dir_with_modes(tmp_path)
+    run = magic(
+        "result --fault delete:keep.txt --stream-chunk 0",
+        patch("*** Add File: first.txt\n+1\n*** Delete File: keep.txt"),
+    )
+    assert run.widget.status == "failed" and run.widget.delta["exact"] is True
+    assert run.widget.undo["can_undo"] is True
+    line(ip, "apply_patch_undo")  # the committed prefix, exactly
+    assert snapshot_dir_with_modes(tmp_path) == before
+
+    (tmp_path / "b.txt").write_text("b\n")
+    magic(
+        "--fault write:2 --stream-chunk 0",
+        patch("*** Add File: a.txt\n+a\n*** Update File: b.txt\n@@\n-b\n+B"),
+    )
+    with pytest.raises(UsageError) as refused:
+        ip.run_line_magic("apply_patch_undo", "")
+    assert "inexact (exact=False)" in str(refused.value)
+    assert "Files whose state is known: a.txt" in str(refused.value)
+    line(ip, "apply_patch_undo", "--only a.txt")
+    assert not (tmp_path / "a.txt").exists()

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
 from ..apply.changes import ApplyPatchAction, ApplyPatchFileChange, FileAdd, FileDelete, FileUpdate
@@ -418,7 +418,9 @@ def undo_call(
     options: PipelineOptions | None = None,
 ) -> UndoCall:
     """The undo (or redo) of ``call_id`` (default: the last call not undone, or the last one
-    undone), ready to run. Raises :class:`UndoError` for what cannot be asked for."""
+    undone), ready to run, with the target's options (its sandbox, approval policy,
+    transaction) but none of its faults. Raises :class:`UndoError` for what cannot be asked
+    for."""
     target = _default_target(turn, kind) if call_id is None else _find(turn, call_id)
     if isinstance(target, UndoCall):
         raise UndoError(
@@ -463,7 +465,7 @@ def undo_call(
     call = UndoCall(
         turn,
         f"call-{next(turn._ids)}",
-        options or turn.options,
+        options or replace(target.options, faults=()),
         CancellationToken(),
         kind=kind,
         target=target,
@@ -481,9 +483,10 @@ def undo(
     *,
     only: Iterable[str] | None = None,
     force: bool = False,
-    approver: Approver | Decision | str | None = Decision.APPROVE,
+    approver: Approver | Decision | str | None = None,
 ) -> CallResult:
-    """Undo ``call_id`` (default: the last call not undone) and return the undo's result."""
+    """Undo ``call_id`` (default: the last call not undone) and return the undo's result;
+    without an ``approver`` an approval request stops it, as :meth:`Turn.run` does."""
     return undo_call(turn, call_id, only=only, force=force).run(approver)
 
 
@@ -493,7 +496,7 @@ def redo(
     *,
     only: Iterable[str] | None = None,
     force: bool = False,
-    approver: Approver | Decision | str | None = Decision.APPROVE,
+    approver: Approver | Decision | str | None = None,
 ) -> CallResult:
     """Redo what an undo of ``call_id`` put back (default: the last call undone)."""
     return undo_call(turn, call_id, kind="redo", only=only, force=force).run(approver)
@@ -503,7 +506,7 @@ def undo_turn(
     turn: Turn,
     *,
     force: bool = False,
-    approver: Approver | Decision | str | None = Decision.APPROVE,
+    approver: Approver | Decision | str | None = None,
 ) -> list[CallResult]:
     """Undo every call of the turn, newest first, each as its own call; stops at the first undo
     that does not complete (a conflict, a decline, a failure, a wait for approval)."""

@@ -245,8 +245,10 @@ def test_undo_of_a_write_outside_the_root_asks_for_approval_like_the_call(
     assert done.status == CallStatus.COMPLETED, done.error
     assert snapshot_dir_with_modes(tmp_path) == before
 
-    # declined: nothing undone
-    turn.redo()
+    # the redo asks too; a declined undo writes nothing
+    assert turn.redo().status == CallStatus.AWAITING_APPROVAL
+    assert not (tmp_path / "outside.txt").exists()
+    assert turn.redo(approver=Decision.APPROVE).status == CallStatus.COMPLETED
     declined = turn.undo(approver=Decision.DECLINE)
     assert declined.status == CallStatus.DECLINED
     assert (tmp_path / "outside.txt").exists()
