@@ -301,3 +301,40 @@ def test_history_lists_calls_with_lines_and_state(root: Path) -> None:
     ]
     assert (entries[0]["files"], entries[0]["added"], entries[0]["removed"]) == (["a.txt"], 2, 1)
     assert entries[2]["status"] == "completed" and entries[2]["removed"] == 1
+
+
+def test_a_file_edited_while_the_undo_waits_for_approval_stops_it(
+    root: Path, tmp_path: Path
+) -> None:
+    turn = turn_in(root)
+    turn.run(patch("*** Add File: ../outside.txt\n+out"), Decision.APPROVE)
+    undo = undo_call(turn)
+    assert undo.run().status == CallStatus.AWAITING_APPROVAL
+    (tmp_path / "outside.txt").write_bytes(b"edited while the undo waited\n")
+    ended = undo.resume(Decision.APPROVE)
+    assert ended.status == CallStatus.FAILED
+    outside = tmp_path / "outside.txt"
+    assert f"changed since the undo was checked: {outside}; nothing was written" in ended.stderr
+    assert ended.delta.is_empty() and ended.delta.exact
+    assert (tmp_path / "outside.txt").read_bytes() == b"edited while the undo waited\n"
+
+
+def test_an_atomic_undo_that_fails_midway_changes_nothing(root: Path) -> None:
+    (root / "a.txt").write_bytes(b"a\n")
+    (root / "b.txt").write_bytes(b"b\n")
+    before = tree(root)
+    turn = turn_in(root, transaction=Transaction.ATOMIC)
+    turn.run(
+        patch("*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-b\n+B"), "approve"
+    )
+    after_call = tree(root)
+    options = PipelineOptions(
+        sandbox=WORKSPACE, transaction=Transaction.ATOMIC, faults=("write:2",)
+    )
+    failed = undo_call(turn, options=options).run()
+    assert failed.status == CallStatus.FAILED
+    assert failed.delta.is_empty() and failed.delta.exact  # rolled back by its journal
+    assert tree(root) == after_call
+    assert turn.undo().status == CallStatus.COMPLETED
+    assert tree(root) == before
+    assert turn.turn_diff() == ""
