@@ -1704,8 +1704,11 @@ export function undoSection(send, decisions) {
   const last = h("div", { class: "applypatch-undo-last" });
   const approval = h("div", { class: "applypatch-buttons", hidden: true }, ...answers);
   const conflicts = h("div", { class: "applypatch-conflicts" });
+  // the ways on that Python offers after a conflict or a refusal (their label and message)
+  const choices = h("div", { class: "applypatch-buttons", role: "group", "aria-label": "ways on" });
   const el = h("div", { class: "applypatch-undo", "data-testid": "applypatch-undo", hidden: true },
-    placeLine, buttons, note, last, approval, conflicts);
+    placeLine, buttons, note, last, approval, conflicts, choices);
+  let disposed = false;
   const all = [undo, redo, ...answers];
   /** @type {[HTMLButtonElement, Record<string, any>][]} */
   const messages = [
@@ -1747,8 +1750,23 @@ export function undoSection(send, decisions) {
     );
     const shown = [...arr(previous.conflicts), ...arr(state.conflicts)].map(obj);
     fill(conflicts, ...shown.map(conflictBlock));
+    const offered = arr(previous.choices).map(obj).map((choice) => {
+      const b = button("undo-choice", str(choice.label), str(choice.label));
+      b.addEventListener("click", () => {
+        if (disposed) return;
+        for (const other of [...all, ...choices.childNodes]) /** @type {HTMLButtonElement} */ (other).disabled = true;
+        note.textContent = `${b.textContent}: sent; it runs when the kernel is free (after the running cell).`;
+        send(obj(choice.message));
+      });
+      return b;
+    });
+    fill(choices, ...offered);
+    choices.hidden = offered.length === 0;
   };
-  const dispose = () => messages.forEach(([b], i) => b.removeEventListener("click", handlers[i]));
+  const dispose = () => {
+    disposed = true;
+    messages.forEach(([b], i) => b.removeEventListener("click", handlers[i]));
+  };
   return { el, update, dispose };
 }
 

@@ -1340,16 +1340,25 @@ describe("sections", () => {
       left: { exists: true, content: "B\n" },
       now: { exists: true, content: "B\nmine\n" },
     };
-    const last = { call_id: "call-3", kind: "undo", status: "error", error: "conflict", conflicts: [conflict], approval: {} };
+    const force = { type: "undo", kind: "undo", force: true };
+    const choices = [{ label: "Overwrite the changed files (force)", message: force }];
+    const last = { call_id: "call-3", kind: "undo", status: "error", error: "conflict", conflicts: [conflict], approval: {}, choices };
     section.update({ undo: { place, can_undo: true, can_redo: false, last } });
     assert.equal(undo.disabled, false);
     const [block] = el.byTestId("applypatch-conflict") ? [el.byTestId("applypatch-conflict")] : [];
     assert.ok(block);
     assert.match(block.textContent, /b\.txt: b\.txt is not as the call left it/);
     assert.match(block.textContent, /before the callb\nas the call left itB\nnowB\nmine\n$/);
+    // the ways on Python offers: each a button sending its message
+    const [way] = el.byClass("applypatch-button-undo-choice");
+    assert.equal(way.textContent, "Overwrite the changed files (force)");
+    way.click();
+    assert.deepEqual(sent.at(-1), force);
+    assert.equal(undo.disabled, true);
+    sent.pop();
 
     // an undo waiting for approval: its own buttons; after it completed, Redo
-    const waiting = { ...last, status: "awaiting-approval", conflicts: [], approval: { files: ["/w/out.txt"] } };
+    const waiting = { ...last, status: "awaiting-approval", conflicts: [], choices: [], approval: { files: ["/w/out.txt"] } };
     section.update({ undo: { place, can_undo: true, can_redo: false, last: waiting } });
     assert.match(el.textContent, /It writes: \/w\/out\.txt/);
     assert.deepEqual(

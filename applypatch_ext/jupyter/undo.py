@@ -20,16 +20,16 @@ from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.display import display
 
+from ..core.turn.history import HistoryEntry, turn_history
 from ..core.turn.options import ASK, CallStatus, Decision, FrontEnd, argument_groups
 from ..core.turn.turn import ApplyPatchCall, Turn
 from ..core.turn.undo import (
     Conflict,
-    HistoryEntry,
     Kind,
     UndoCall,
     UndoError,
     call_records,
-    turn_history,
+    default_target,
     undo_call,
     undone_paths,
 )
@@ -115,6 +115,7 @@ def outcome(view: CallView) -> dict[str, Any]:
         "error": result.error or "",
         "conflicts": [c.to_json() for c in call.conflicts],
         "approval": approval,
+        "choices": choices(call),
     }
 
 
@@ -143,7 +144,7 @@ def start(
     try:
         call = undo_call(turn, call_id, kind=kind, only=only, force=force)
     except UndoError as exc:
-        raise UsageError(f"{where}: {exc}") from None
+        raise UsageError(f"{where}: {exc}") from exc  # (the widget reads what it offers)
     shown = ApplyPatchWidget() if widget else None
     view = CallView(call, shown)
     if shown is not None:
@@ -188,10 +189,40 @@ def from_widget(source: CallView, content: Mapping[str, Any]) -> None:
             where=f"{kind} of {source.call.call_id}",
         )
     except UsageError as exc:
-        source.show_undo({"kind": kind, "status": "error", "error": str(exc), "conflicts": []})
+        cause = exc.__cause__
+        offered = cause.offered if isinstance(cause, UndoError) else ()
+        last: dict[str, Any] = {"kind": kind, "status": "error", "error": str(exc)}
+        if offered:
+            last["choices"] = [_choice(f"{kind.capitalize()} these files only", kind, offered)]
+        source.show_undo(last)
         return
     source.pending_undo = view
     source.show_undo(outcome(view))
+
+
+def _choice(
+    label: str, kind: Kind, only: Sequence[str] = (), *, force: bool = False
+) -> dict[str, Any]:
+    """A way on that a button of the widget offers: its label and the message it sends."""
+    message: dict[str, Any] = {"type": "undo", "kind": kind}
+    if only:
+        message["only"] = list(only)
+    if force:
+        message["force"] = True
+    return {"label": label, "message": message}
+
+
+def choices(call: UndoCall) -> list[dict[str, Any]]:
+    """After a conflict: undo the other files only (if any), or overwrite the changed ones."""
+    conflicting = {c.abs_path for c in call.conflicts}
+    if not conflicting:
+        return []
+    others = [p for p in call.plan_paths if p not in conflicting]
+    offered = []
+    if others:
+        offered.append(_choice(f"{call.kind.capitalize()} the other files only", call.kind, others))
+    offered.append(_choice("Overwrite the changed files (force)", call.kind, force=True))
+    return offered
 
 
 # -- the static views ----------------------------------------------------------------------------
@@ -437,9 +468,7 @@ def undo_whole_turn(where: str = "%apply_patch_turn --undo") -> list[CallView]:
 
 
 def _default_undo(turn: Turn) -> str:
-    from ..core.turn.undo import _default_target
-
-    return _default_target(turn, "undo").call_id
+    return default_target(turn, "undo").call_id
 
 
 __all__ = [

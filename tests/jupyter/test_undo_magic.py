@@ -273,3 +273,40 @@ def test_partial_failure_and_inexact_delta_through_the_shell(
     assert "Files whose state is known: a.txt" in str(refused.value)
     line(ip, "apply_patch_undo", "--only a.txt")
     assert not (tmp_path / "a.txt").exists()
+
+
+def test_the_widget_offers_the_ways_on_after_a_conflict_and_a_refusal(
+    magic: Magic, ip: InteractiveShell, tmp_path: Path
+) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    (tmp_path / "b.txt").write_text("b\n")
+    run = magic(
+        "--stream-chunk 0",
+        patch("*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-b\n+B"),
+    )
+    widget = run.widget
+    (tmp_path / "b.txt").write_text("mine\n")
+    click(widget, {"type": "undo", "kind": "undo"})
+    others, force = widget.undo["last"]["choices"]
+    assert others["label"] == "Undo the other files only"
+    assert others["message"] == {"type": "undo", "kind": "undo", "only": [str(tmp_path / "a.txt")]}
+    assert force["message"] == {"type": "undo", "kind": "undo", "force": True}
+    click(widget, others["message"])  # what the button sends
+    assert widget.undo["last"]["status"] == "completed"
+    assert (tmp_path / "a.txt").read_text() == "a\n"
+    assert (tmp_path / "b.txt").read_text() == "mine\n"
+
+    # an inexact delta: the refusal offers the known files
+    (tmp_path / "c.txt").write_text("c\n")
+    inexact = magic(
+        "--fault write:2 --stream-chunk 0",
+        patch("*** Add File: d.txt\n+d\n*** Update File: c.txt\n@@\n-c\n+C"),
+    )
+    click(inexact.widget, {"type": "undo", "kind": "undo"})
+    last = inexact.widget.undo["last"]
+    assert "inexact (exact=False)" in last["error"]
+    [known] = last["choices"]
+    assert known["message"]["only"] == [str(tmp_path / "d.txt")]
+    click(inexact.widget, known["message"])
+    assert inexact.widget.undo["last"]["status"] == "completed"
+    assert not (tmp_path / "d.txt").exists()

@@ -10,7 +10,8 @@ event and the TurnDiff. What it writes are the recorded bytes and modes
 (:func:`~..apply.revert.apply_steps`), not the patch text, which cannot say them all.
 
 A redo takes the files an undo put back to the state the call left them, with the same check.
-:func:`turn_history` is the turn's calls as data for a front end.
+:mod:`.history` gives the turn's calls as data for a front end; :mod:`..apply.inverse` the
+undo's description as a patch.
 """
 
 from __future__ import annotations
@@ -18,11 +19,10 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Final, Literal
+from typing import Any, Literal
 
-from ..apply.changes import ApplyPatchAction, ApplyPatchFileChange, FileAdd, FileDelete, FileUpdate
-from ..apply.diff import DiffTag, diff_ops, split_diff_lines, unified_diff
 from ..apply.fs import Filesystem, normalize_path
+from ..apply.inverse import change_map, describe
 from ..apply.revert import (
     FileRecord,
     FileState,
@@ -44,13 +44,16 @@ from .stages import VERIFICATION_FAILED, Prepared
 from .turn import ApplyPatchCall, Turn
 
 Kind = Literal["undo", "redo"]
-#: The context lines of the diffs an undo's patch text shows.
-DESCRIPTION_CONTEXT: Final = 3
 
 
 class UndoError(ValueError):
     """An undo or redo that cannot be asked for: unknown call, nothing to undo, an inexact
-    delta without a pick of its known files. The message says what is valid."""
+    delta without a pick of its known files. The message says what is valid; ``offered``
+    are the files that can be picked (absolute paths), when some can."""
+
+    def __init__(self, message: str, offered: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.offered = tuple(offered)
 
 
 @dataclass(frozen=True)
@@ -137,7 +140,7 @@ def _find(turn: Turn, call_id: str) -> ApplyPatchCall:
     raise UndoError(f"no call {call_id!r} in {turn.turn_id}; its calls: {known}")
 
 
-def _default_target(turn: Turn, kind: Kind) -> ApplyPatchCall:
+def default_target(turn: Turn, kind: Kind) -> ApplyPatchCall:
     if kind == "undo":
         for call in reversed(turn.calls):
             if _is_undo(call):
@@ -210,87 +213,6 @@ def _steps(
         if step.move_from is not None:
             result.append(next(s for s in steps if s.path == step.move_from))
     return result
-
-
-# -- the call's description as a patch and as a change map --------------------------------------
-
-
-def _added_lines(content: str) -> list[str]:
-    lines = content.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return ["+" + line.removesuffix("\r") for line in lines]
-
-
-def _chunks(old: str, new: str) -> list[str]:
-    diff = unified_diff(old, new, context_radius=DESCRIPTION_CONTEXT)
-    out: list[str] = []
-    for line in diff.split("\n"):
-        if line.startswith("@@"):
-            out.append("@@")
-        elif line[:1] in (" ", "-", "+"):
-            out.append(line.removesuffix("\r"))
-    if not out:  # the same text (a mode only): one line of context, or none
-        first = old.split("\n", 1)[0].removesuffix("\r")
-        out = ["@@", " " + first] if old else []
-    return out
-
-
-def describe(steps: Sequence[RevertStep], *, coarse: bool = False) -> str:
-    """The steps as a patch: what a reviewer reads and what names the paths (the approval, the
-    journal). ``coarse`` writes every rewrite as a delete and an add (for texts whose diff is
-    not a patch the parser accepts)."""
-    lines = ["*** Begin Patch"]
-    by_path = {s.path: s for s in steps}
-    skip: set[str] = set()
-    for step in steps:
-        if step.path in skip:
-            continue
-        if step.move_from is not None and not coarse:
-            source = by_path[step.move_from]
-            assert step.target.content is not None and source.expect.content is not None
-            lines += [f"*** Update File: {source.shown}", f"*** Move to: {step.shown}"]
-            lines += _chunks(source.expect.content, step.target.content)
-            skip.add(source.path)
-            if source.target.content is not None:
-                lines += [f"*** Add File: {source.shown}", *_added_lines(source.target.content)]
-            continue
-        old, new = step.expect.content, step.target.content
-        if new is None:
-            lines.append(f"*** Delete File: {step.shown}")
-        elif old is None or coarse:
-            if old is not None:
-                lines.append(f"*** Delete File: {step.shown}")
-            lines += [f"*** Add File: {step.shown}", *_added_lines(new)]
-        else:
-            chunks = _chunks(old, new)
-            if chunks:
-                lines += [f"*** Update File: {step.shown}", *chunks]
-            else:
-                lines += [f"*** Add File: {step.shown}"]
-    lines.append("*** End Patch")
-    return "\n".join(lines) + "\n"
-
-
-def _action(steps: Sequence[RevertStep], patch: str, cwd: str) -> ApplyPatchAction:
-    changes: dict[str, ApplyPatchFileChange] = {}
-    by_path = {s.path: s for s in steps}
-    for step in steps:
-        old, new = step.expect.content, step.target.content
-        if step.move_from is not None:
-            source = by_path[step.move_from]
-            assert new is not None and source.expect.content is not None
-            diff = unified_diff(source.expect.content, new, context_radius=1)
-            changes[source.path] = FileUpdate(diff, step.path, new)
-        elif step.path in changes:
-            continue  # the destination of a move back: its update says it
-        elif new is None:
-            changes[step.path] = FileDelete(old or "")
-        elif old is None:
-            changes[step.path] = FileAdd(new)
-        else:
-            changes[step.path] = FileUpdate(unified_diff(old, new, context_radius=1), None, new)
-    return ApplyPatchAction(changes, patch, cwd)
 
 
 # -- the call ------------------------------------------------------------------------------------
@@ -384,7 +306,7 @@ class UndoCall(ApplyPatchCall):
                 )
                 for s in self.steps
             ]
-        action = _action(self.steps, self.patch, self.root)
+        action = change_map(self.steps, self.patch, self.root)
         self._advance(proposed=action, stage=Stage.SAFETY)
         safety = stages.assess_safety(ctx, action, self.root)
         self._advance(safety=safety)
@@ -421,7 +343,7 @@ def undo_call(
     undone), ready to run, with the target's options (its sandbox, approval policy,
     transaction) but none of its faults. Raises :class:`UndoError` for what cannot be asked
     for."""
-    target = _default_target(turn, kind) if call_id is None else _find(turn, call_id)
+    target = default_target(turn, kind) if call_id is None else _find(turn, call_id)
     if isinstance(target, UndoCall):
         raise UndoError(
             f"{target.call_id} is an {target.kind} of {target.target_id}: "
@@ -460,7 +382,8 @@ def undo_call(
             f"{target.call_id}'s delta is inexact (exact=False): something was written that it "
             "cannot describe (a failed write, a symlink, a file it could not read), so it cannot "
             f"be {kind}ne blindly. Files whose state is known: {offered}; {kind} them by name "
-            "(only=[...], --only PATH)"
+            "(only=[...], --only PATH)",
+            sorted(known),
         )
     call = UndoCall(
         turn,
@@ -524,98 +447,11 @@ def undo_turn(
             return results
 
 
-# -- the history ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class HistoryEntry:
-    """One call of a turn as the history shows it."""
-
-    turn_id: str
-    call_id: str
-    index: int  # 1-based, in the turn
-    kind: Literal["patch", "undo", "redo"]
-    target: str | None  # the call an undo or redo is of
-    status: str
-    files: tuple[str, ...]
-    added: int
-    removed: int
-    exact: bool
-    undone: Literal["", "undone", "partly undone"]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "turn_id": self.turn_id,
-            "call_id": self.call_id,
-            "index": self.index,
-            "kind": self.kind,
-            "target": self.target,
-            "status": self.status,
-            "files": list(self.files),
-            "added": self.added,
-            "removed": self.removed,
-            "exact": self.exact,
-            "undone": self.undone,
-        }
-
-
-def line_counts(records: Iterable[FileRecord]) -> tuple[int, int]:
-    """Lines added and removed from each file's state before to its state after."""
-    added = removed = 0
-    for record in records:
-        old = split_diff_lines(record.before.content or "")
-        new = split_diff_lines(record.left.content or "")
-        for op in diff_ops(old, new):
-            if op.tag in (DiffTag.INSERT, DiffTag.REPLACE):
-                added += op.new_len
-            if op.tag in (DiffTag.DELETE, DiffTag.REPLACE):
-                removed += op.old_len
-    return added, removed
-
-
-def turn_history(turn: Turn) -> list[HistoryEntry]:
-    """The turn's calls, oldest first: status, files, +/- lines, undone or not."""
-    entries: list[HistoryEntry] = []
-    for index, call in enumerate(turn.calls, 1):
-        result = call.result
-        records = call_records(call)
-        root = result.cwd if result is not None and result.cwd else turn.cwd
-        files = tuple(describe_paths(records, root).values())
-        added, removed = line_counts(records.values())
-        undone: Literal["", "undone", "partly undone"] = ""
-        if isinstance(call, UndoCall):
-            kind: Literal["patch", "undo", "redo"] = call.kind
-            target: str | None = call.target_id
-        else:
-            kind, target = "patch", None
-            back = undone_paths(turn, call.call_id) & set(records)
-            if back:
-                undone = "undone" if back == set(records) else "partly undone"
-        entries.append(
-            HistoryEntry(
-                turn.turn_id,
-                call.call_id,
-                index,
-                kind,
-                target,
-                "running" if result is None else str(result.status),
-                files,
-                added,
-                removed,
-                True if result is None else result.delta.exact,
-                undone,
-            )
-        )
-    return entries
-
-
 __all__ = [
     "Conflict",
-    "HistoryEntry",
     "UndoCall",
     "UndoError",
     "redo",
-    "turn_history",
     "undo",
     "undo_call",
     "undo_turn",

@@ -10,10 +10,11 @@ import pytest
 
 from applypatch_ext.core.apply.transaction import Transaction
 from applypatch_ext.core.turn.events import EventType
+from applypatch_ext.core.turn.history import turn_history
 from applypatch_ext.core.turn.options import CallStatus, Decision, PipelineOptions
 from applypatch_ext.core.turn.policy import PermissionProfile, SandboxPolicy
 from applypatch_ext.core.turn.turn import Turn
-from applypatch_ext.core.turn.undo import UndoCall, UndoError, turn_history, undo_call
+from applypatch_ext.core.turn.undo import UndoCall, UndoError, undo_call
 
 from ...trees import snapshot_dir_with_modes
 
