@@ -339,3 +339,39 @@ def test_an_atomic_undo_that_fails_midway_changes_nothing(root: Path) -> None:
     assert turn.undo().status == CallStatus.COMPLETED
     assert tree(root) == before
     assert turn.turn_diff() == ""
+
+
+def test_a_cancelled_undo_keeps_what_it_wrote_and_the_next_one_finishes(root: Path) -> None:
+    (root / "a.txt").write_bytes(b"a\n")
+    (root / "b.txt").write_bytes(b"b\n")
+    before = tree(root)
+    turn = turn_in(root)
+    turn.run(
+        patch("*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-b\n+B"), "approve"
+    )
+    cancelled = undo_call(
+        turn, options=PipelineOptions(sandbox=WORKSPACE, faults=("cancel:2",))
+    ).run()
+    assert cancelled.status == CallStatus.CANCELLED
+    assert len(cancelled.delta.changes) == 1 and cancelled.delta.exact
+    assert {h.call_id: h.undone for h in turn_history(turn)}["call-1"] == "partly undone"
+    finished = turn.undo()
+    assert finished.status == CallStatus.COMPLETED
+    assert tree(root) == before
+    assert turn.turn_diff() == ""
+
+
+def test_an_undo_denied_by_the_sandbox_is_retried_after_approval(root: Path) -> None:
+    (root / "a.txt").write_bytes(b"a\n")
+    before = tree(root)
+    turn = turn_in(root)
+    turn.run(patch("*** Update File: a.txt\n@@\n-a\n+A"), "approve")
+    options = PipelineOptions(sandbox=WORKSPACE, faults=("eperm:a.txt",))
+    call = undo_call(turn, options=options)
+    asked = call.run()
+    assert asked.status == CallStatus.AWAITING_APPROVAL
+    assert asked.pending_request is not None and asked.pending_request.retry
+    done = call.resume(Decision.APPROVE)
+    assert done.status == CallStatus.COMPLETED, done.error
+    assert done.attempts == 2
+    assert tree(root) == before
