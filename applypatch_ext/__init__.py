@@ -134,9 +134,11 @@ def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext applypatch_ext``: register the magics (imported only now)."""
     from .jupyter.magic import ApplyPatchMagics
     from .jupyter.replay import ReplayMagics
+    from .jupyter.undo import UndoMagics
 
     ipython.register_magics(ApplyPatchMagics)
     ipython.register_magics(ReplayMagics)
+    ipython.register_magics(UndoMagics)
 
 
 def __getattr__(name: str) -> Any:

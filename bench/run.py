@@ -461,6 +461,44 @@ def section_transaction(
     report.table([*header, "atomic overhead, ms"], rows)
 
 
+def section_undo(report: Report, sandbox: Sandbox, works: list[wl.Workload], runs: int) -> None:
+    """Undo (docs/behaviour.md §12) on (a)-(d): the call, then its undo (the check of every
+    file, the description as a patch, the pipeline, the writes of the recorded states); the
+    tree after the undo must be the tree before the call."""
+    from applypatch_ext.core.turn.turn import Turn
+
+    results: dict[str, dict[str, Stats]] = {w.name: {} for w in works}
+    for w in works:
+        for _ in range(runs):
+            with sandbox.tree(w.before) as cwd:
+                turn = Turn(str(cwd))
+                started = time.perf_counter()
+                call = turn.run(w.patch, "approve")
+                applied = time.perf_counter()
+                undone = turn.undo(approver="approve")
+                finished = time.perf_counter()
+                if not call.ok or not undone.ok:
+                    raise RuntimeError(f"undo failed on {w.name}: {undone.output}")
+                if read_tree(cwd) != w.before or turn.turn_diff():
+                    report.out(f"Note: the undo does not restore the tree on {w.name}.")
+            results[w.name].setdefault("call", Stats([])).samples.append(applied - started)
+            results[w.name].setdefault("undo", Stats([])).samples.append(finished - applied)
+
+    report.out("## Undo: a call and its undo")
+    report.out()
+    report.out(
+        "`Turn.run` of the workload, then `Turn.undo()` of it: the check of every file it "
+        "touched, its description as a patch, the pipeline and the writes of the recorded "
+        "states (the tree is checked against the one before the call)."
+    )
+    report.out()
+    rows = []
+    for w in works:
+        call, undo = results[w.name]["call"], results[w.name]["undo"]
+        rows.append([w.title, call.ms(), undo.ms(), _fmt_ratio(_ratio(undo, call))])
+    report.table(["workload", "call, ms", "undo, ms", "undo / call"], rows)
+
+
 def section_memory(report: Report, works: list[wl.Workload], sandbox: Sandbox) -> None:
     from applypatch_ext.core.apply.standalone import apply_patch
 
@@ -882,6 +920,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.only is None:
             results, works, _empty = section_apply(report, sandbox, peers, args.runs)
             section_transaction(report, sandbox, works, args.runs)
+            section_undo(report, sandbox, works, args.runs)
             section_memory(report, works, sandbox)
             section_process(report, sandbox, results, args.runs)
             section_streaming(report, works[0].patch, args.runs)

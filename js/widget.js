@@ -5,7 +5,8 @@
  * One self-contained file with no imports (anywidget loads it from a blob URL, where relative
  * and CDN imports fail). Python (`applypatch_ext/jupyter/widget.py`) owns the state: this module
  * only renders the synced traits, re-rendering a section when one of its traits changes, and
- * sends one message back, `{type: "approval", decision}`, when an approval button is clicked.
+ * sends messages back: `{type: "approval", decision}` when an approval button is clicked, and
+ * `{type: "undo", kind}` / `{type: "undo-approval", decision}` from the Undo and Redo buttons.
  * It never decides what a status or a stage means: Python sends it (the `vocabulary` trait:
  * per status a label, a tone the CSS styles and the flags the view branches on; per stage its
  * label and evidence; per safety decision its label and tone). It renders a bounded number of
@@ -1606,6 +1607,171 @@ export function resultSection() {
 }
 
 /**
+ * The call's place in its turn ("call 2 of 3 in turn-1"), and for an undo's own view what it
+ * undoes. Pure: the `place` and `of` fields of the `undo` trait.
+ * @param {Record<string, any>} undo
+ */
+export function placeText(undo) {
+  const place = obj(undo.place);
+  if (!place.index) return "";
+  const turn = place.turn_id ? ` in ${str(place.turn_id)}` : "";
+  const of = undo.of ? ` · ${str(undo.kind) || "undo"} of ${str(undo.of)}` : "";
+  return `call ${place.index} of ${place.count}${turn}${of}`;
+}
+
+/** The three versions of a conflicting file, as the conflict lists them. */
+export const CONFLICT_VERSIONS = Object.freeze([
+  ["before", "before the call"],
+  ["left", "as the call left it"],
+  ["now", "now"],
+]);
+
+/**
+ * One version of a conflicting file: its text (bounded), or what stands for it.
+ * @param {Record<string, any> | null} state
+ */
+export function versionText(state) {
+  if (state === null || state === undefined) return "(not readable as a text file)";
+  if (!state.exists) return "(absent)";
+  const lines = str(state.content).split("\n");
+  const { shown, hidden } = truncate(lines, LIMITS.rows);
+  const text = shown.join("\n") + (hidden ? `\n${moreText(hidden)}` : "");
+  return text || "(empty)";
+}
+
+/**
+ * Text from a file or a path with its control and invisible characters made visible.
+ * @param {unknown} text
+ */
+const safeText = (text) => tokenSpans(visibleText(str(text)));
+/**
+ * The same for a text of several lines: its line feeds stay line feeds.
+ * @param {unknown} text
+ */
+const safeLines = (text) => str(text).split("\n").flatMap((line, i) => [...(i ? ["\n"] : []), ...safeText(line)]);
+
+/**
+ * A conflict: the file, why, and its three versions side by side.
+ * @param {Record<string, any>} c
+ */
+function conflictBlock(c) {
+  return h(
+    "details",
+    { class: "applypatch-conflict", open: true, "data-testid": "applypatch-conflict" },
+    h("summary", null, h("code", null, ...safeText(c.path)), ": ", ...safeText(c.reason)),
+    h(
+      "div",
+      { class: "applypatch-versions", role: "group", "aria-label": `three versions of ${str(c.path)}` },
+      ...CONFLICT_VERSIONS.map(([key, label]) =>
+        h(
+          "div",
+          { class: "applypatch-version", "data-version": key },
+          h("span", { class: "applypatch-label", text: label }),
+          h("pre", null, ...safeLines(versionText(key === "now" ? c.now : obj(c[key])))),
+        ),
+      ),
+    ),
+  );
+}
+
+/**
+ * Undo and redo of a completed call: its place in the turn, an Undo button (and Redo once an
+ * undo put files back), the last undo the buttons ran (its status, output or error, any
+ * conflict with the three versions, and its approval request with its own buttons). A click
+ * calls `send(message)` once, then the buttons wait for the kernel's answer (a new `undo`).
+ * @param {(message: Record<string, any>) => void} send
+ * @param {{decision: string, label: string, testid: string}[]} decisions the approval answers
+ */
+export function undoSection(send, decisions) {
+  const placeLine = h("div", { class: "applypatch-place", "data-testid": "applypatch-place" });
+  /** @param {string} kind @param {string} label @param {string} aria */
+  const button = (kind, label, aria) =>
+    /** @type {HTMLButtonElement} */ (
+      h("button", {
+        type: "button",
+        class: `applypatch-button applypatch-button-${kind}`,
+        "data-testid": `applypatch-${kind}`,
+        "aria-label": aria,
+        text: label,
+      })
+    );
+  const undo = button("undo", "Undo", "Undo this call: put its files back as they were before it");
+  const redo = button("redo", "Redo", "Redo this call: put back what the undo reverted");
+  const answers = decisions.map((d) =>
+    button(`undo-${d.decision}`, `${d.label} (undo)`, `${d.label}: the answer to the undo's approval request`),
+  );
+  const buttons = h("div", { class: "applypatch-buttons", role: "group", "aria-label": "undo" }, undo, redo);
+  const note = h("div", { class: "applypatch-undo-note", role: "status", "aria-live": "polite" });
+  const last = h("div", { class: "applypatch-undo-last" });
+  const approval = h("div", { class: "applypatch-buttons", hidden: true }, ...answers);
+  const conflicts = h("div", { class: "applypatch-conflicts" });
+  // the ways on that Python offers after a conflict or a refusal (their label and message)
+  const choices = h("div", { class: "applypatch-buttons", role: "group", "aria-label": "ways on" });
+  const el = h("div", { class: "applypatch-undo", "data-testid": "applypatch-undo", hidden: true },
+    placeLine, buttons, note, last, approval, conflicts, choices);
+  let disposed = false;
+  const all = [undo, redo, ...answers];
+  /** @type {[HTMLButtonElement, Record<string, any>][]} */
+  const messages = [
+    [undo, { type: "undo", kind: "undo" }],
+    [redo, { type: "undo", kind: "redo" }],
+    ...decisions.map((d, i) => /** @type {[HTMLButtonElement, Record<string, any>]} */ (
+      [answers[i], { type: "undo-approval", decision: d.decision }])),
+  ];
+  const handlers = messages.map(([b, message]) => {
+    const handler = () => {
+      for (const other of all) other.disabled = true;
+      note.textContent = `${b.textContent}: sent; it runs when the kernel is free (after the running cell).`;
+      send(message);
+    };
+    b.addEventListener("click", handler);
+    return handler;
+  });
+  /** @param {{undo: Record<string, any>}} s */
+  const update = ({ undo: state }) => {
+    el.hidden = Object.keys(state).length === 0;
+    placeLine.textContent = placeText(state);
+    undo.hidden = !state.can_undo;
+    redo.hidden = !state.can_redo;
+    buttons.hidden = undo.hidden && redo.hidden;
+    for (const b of all) b.disabled = false;
+    note.textContent = "";
+    const previous = obj(state.last);
+    const pending = Object.keys(obj(previous.approval)).length > 0;
+    approval.hidden = !pending;
+    fill(
+      last,
+      previous.status
+        ? h("div", { "data-status": str(previous.status) },
+            h("strong", { text: `${str(previous.kind) || "undo"} ${str(previous.call_id)}: ${str(previous.status)}` }),
+            pending ? h("div", { text: `It writes: ${arr(obj(previous.approval).files).map(str).join(", ")}` }) : null,
+            previous.error ? h("pre", { class: "applypatch-error" }, ...safeLines(previous.error)) : null,
+            previous.output ? h("pre", { class: "applypatch-stdout" }, ...safeLines(previous.output)) : null)
+        : null,
+    );
+    const shown = [...arr(previous.conflicts), ...arr(state.conflicts)].map(obj);
+    fill(conflicts, ...shown.map(conflictBlock));
+    const offered = arr(previous.choices).map(obj).map((choice) => {
+      const b = button("undo-choice", str(choice.label), str(choice.label));
+      b.addEventListener("click", () => {
+        if (disposed) return;
+        for (const other of [...all, ...choices.childNodes]) /** @type {HTMLButtonElement} */ (other).disabled = true;
+        note.textContent = `${b.textContent}: sent; it runs when the kernel is free (after the running cell).`;
+        send(obj(choice.message));
+      });
+      return b;
+    });
+    fill(choices, ...offered);
+    choices.hidden = offered.length === 0;
+  };
+  const dispose = () => {
+    disposed = true;
+    messages.forEach(([b], i) => b.removeEventListener("click", handlers[i]));
+  };
+  return { el, update, dispose };
+}
+
+/**
  * One row of the explanation: a line of the patch next to the closest line of the file, the
  * differing characters highlighted, and the matching pass that accepted it, if any.
  * @param {Record<string, any>} pair
@@ -2388,6 +2554,7 @@ export const SECTION_STATE = {
   }),
   events: (get) => ({ events: arr(get("events")) }),
   notebooks: (get) => ({ notebooks: obj(get("notebooks")), cwd: str(get("cwd")) }),
+  undo: (get) => ({ undo: obj(get("undo")) }),
 };
 
 /** Which sections a trait feeds (node tests check it against what SECTION_STATE reads). */
@@ -2418,6 +2585,7 @@ export const DEPENDENTS = Object.freeze({
   events: ["events", "stages"],
   explanation: ["explanation"],
   notebooks: ["notebooks"],
+  undo: ["undo"],
 });
 
 /**
@@ -2579,6 +2747,7 @@ function render({ model, el }) {
       decisionList(get("vocabulary")),
     ),
     result: resultSection(),
+    undo: undoSection((message) => model.send(message), decisionList(get("vocabulary"))),
     explanation: explanationSection(),
     patch: patchSection(!endedAtStart),
     planned: plannedSection(!endedAtStart),
@@ -2642,6 +2811,7 @@ function render({ model, el }) {
   return () => {
     unlisten();
     view.approval.dispose();
+    view.undo.dispose();
     view.planned.dispose();
     view.changes.dispose();
     view.notebooks.dispose();

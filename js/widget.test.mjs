@@ -19,6 +19,9 @@ import widget, {
   SECTION_STATE,
   SUMMARY_FORMS,
   approvalSection,
+  placeText,
+  undoSection,
+  versionText,
   cellExtras,
   cellRows,
   cellTitle,
@@ -1365,6 +1368,82 @@ describe("sections", () => {
     approval.dispose();
     el.byTestId("applypatch-approve").click();
     assert.deepEqual(sent, ["decline"]);
+  });
+
+  test("undo: place, buttons, a click sends once, the conflict's three versions", () => {
+    /** @type {Record<string, any>[]} */
+    const sent = [];
+    const section = undoSection((m) => sent.push(m), decisionList(VOCABULARY));
+    const el = fake(section.el);
+    section.update({ undo: {} });
+    assert.equal(el.hidden, true);
+    const place = { index: 2, count: 3, turn_id: "turn-1" };
+    section.update({ undo: { place, can_undo: true, can_redo: false, last: {} } });
+    assert.equal(el.hidden, false);
+    assert.equal(el.byTestId("applypatch-place").textContent, "call 2 of 3 in turn-1");
+    const undo = el.byTestId("applypatch-undo");
+    assert.equal(undo.hidden, false);
+    assert.equal(el.byTestId("applypatch-redo").hidden, true);
+    assert.match(undo.getAttribute("aria-label"), /^Undo this call/);
+    assert.equal(undo.getAttribute("type"), "button"); // a real button: Enter and Space press it
+    undo.click();
+    undo.click(); // disabled until the kernel answers
+    assert.deepEqual(sent, [{ type: "undo", kind: "undo" }]);
+    assert.equal(undo.disabled, true);
+    assert.match(el.textContent, /Undo: sent/);
+
+    const conflict = {
+      path: "b.txt",
+      reason: "b.txt is not as the call left it: now 9 bytes",
+      before: { exists: true, content: "b\n" },
+      left: { exists: true, content: "B\n" },
+      now: { exists: true, content: "B\nmine\n" },
+    };
+    const force = { type: "undo", kind: "undo", force: true };
+    const choices = [{ label: "Overwrite the changed files (force)", message: force }];
+    const last = { call_id: "call-3", kind: "undo", status: "error", error: "conflict", conflicts: [conflict], approval: {}, choices };
+    section.update({ undo: { place, can_undo: true, can_redo: false, last } });
+    assert.equal(undo.disabled, false);
+    const [block] = el.byTestId("applypatch-conflict") ? [el.byTestId("applypatch-conflict")] : [];
+    assert.ok(block);
+    assert.match(block.textContent, /b\.txt: b\.txt is not as the call left it/);
+    assert.match(block.textContent, /before the callb\nas the call left itB\nnowB\nmine\n$/);
+    // the ways on Python offers: each a button sending its message
+    const [way] = el.byClass("applypatch-button-undo-choice");
+    assert.equal(way.textContent, "Overwrite the changed files (force)");
+    way.click();
+    assert.deepEqual(sent.at(-1), force);
+    assert.equal(undo.disabled, true);
+    sent.pop();
+
+    // an undo waiting for approval: its own buttons; after it completed, Redo
+    const waiting = { ...last, status: "awaiting-approval", conflicts: [], choices: [], approval: { files: ["/w/out.txt"] } };
+    section.update({ undo: { place, can_undo: true, can_redo: false, last: waiting } });
+    assert.match(el.textContent, /It writes: \/w\/out\.txt/);
+    assert.deepEqual(
+      el.byClass("applypatch-button").filter((b) => !b.getAttribute("data-testid")?.endsWith("do")).length,
+      decisionList(VOCABULARY).length,
+    );
+    el.byTestId("applypatch-undo-approve").click();
+    assert.deepEqual(sent.at(-1), { type: "undo-approval", decision: "approve" });
+    section.update({ undo: { place, can_undo: false, can_redo: true, last: { ...last, status: "completed", conflicts: [], error: "" } } });
+    assert.equal(el.byTestId("applypatch-undo").hidden, true);
+    el.byTestId("applypatch-redo").click();
+    assert.deepEqual(sent.at(-1), { type: "undo", kind: "redo" });
+    section.dispose();
+    el.byTestId("applypatch-redo").click();
+    assert.equal(sent.length, 3);
+    assert.equal(el.byTestId("applypatch-undo").getAttribute("aria-label").length > 0, true);
+  });
+
+  test("undo: place of an undo's own view; versions absent, unreadable, long", () => {
+    assert.equal(placeText({ place: { index: 4, count: 4 }, of: "call-1", kind: "redo" }), "call 4 of 4 · redo of call-1");
+    assert.equal(placeText({}), "");
+    assert.equal(versionText(null), "(not readable as a text file)");
+    assert.equal(versionText({ exists: false }), "(absent)");
+    assert.equal(versionText({ exists: true, content: "" }), "(empty)");
+    const long = versionText({ exists: true, content: "x\n".repeat(LIMITS.rows + 5) });
+    assert.match(long, /more lines$/);
   });
 
   test("result: error, stdout, stderr; the output only once the call has a status", () => {

@@ -316,11 +316,31 @@ class ApplyPatchMagics(Magics):
         "root: the git root or the working directory).",
     )
     @argument("--events", action="store_true", help="Show the whole turn's event timeline.")
+    @argument(
+        "--undo",
+        action="store_true",
+        help="Undo every call of the turn, newest first, each as a call of its own (stops at "
+        "the first that does not complete: a conflict, an approval to give).",
+    )
+    @argument(
+        "--history",
+        action="store_true",
+        help="List the turns of the session and their calls: status, files, +/- lines, undone.",
+    )
     @line_magic
     def apply_patch_turn(self, line: str) -> None:
-        """Show the cumulative TurnDiff of the current turn (or reset, export, show events)."""
+        """Show the cumulative TurnDiff of the current turn (or reset, export, show events,
+        undo it, list the session's history)."""
         args = parse_options(self.apply_patch_turn, "%apply_patch_turn", line)
         _reject_nul(args)
+        if args.undo or args.history:
+            from .undo import HistoryView, undo_whole_turn
+
+            if args.undo:
+                undo_whole_turn()
+            else:
+                display(HistoryView(SESSION.turns))
+            return
         turn = SESSION.turn
         if args.reset:
             SESSION.new_turn()

@@ -18,7 +18,7 @@ just before it (the end event, or the last event of a cancelled attempt).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from ..core.turn.events import EventType
@@ -200,6 +200,10 @@ class PatchCallResult:
         self._tracker = tracker
         self._update(result)
         self._decide = decide
+        #: runs an undo or redo of this call, and the core's call (set by the view that made
+        #: the result)
+        self._undo: Callable[..., PatchCallResult] | None = None
+        self._call: object = None
 
     def _update(self, result: CallResult) -> None:
         self._result = result
@@ -231,6 +235,45 @@ class PatchCallResult:
         Decision(decision)  # a clear ValueError for a bad answer
         self._decide(decision)
         return self
+
+    def undo(
+        self, *, only: Sequence[str] | None = None, force: bool = False, approve: str = "ask"
+    ) -> PatchCallResult:
+        """Undo this call (docs/behaviour.md §12) as a new call of its turn; returns the undo's
+        result (a conflict: status ``error``, nothing written; its ``conflicts`` list the three
+        versions). ``only`` undoes these files only; ``force`` overwrites files changed since;
+        ``approve`` answers the undo's approval request (``ask``: its buttons). Raises
+        ``UsageError`` when there is nothing to undo."""
+        return self._run_undo("undo", only=only, force=force, approve=approve)
+
+    def redo(
+        self, *, only: Sequence[str] | None = None, force: bool = False, approve: str = "ask"
+    ) -> PatchCallResult:
+        """Redo what an undo of this call put back, with the same checks as :meth:`undo`."""
+        return self._run_undo("redo", only=only, force=force, approve=approve)
+
+    def _run_undo(self, kind: str, **options: Any) -> PatchCallResult:
+        if self._undo is None:
+            from IPython.core.error import UsageError
+
+            raise UsageError(
+                f"result.{kind}(): call {self.call_id} was not run in this kernel's session "
+                "(a result from a replay or a reloaded notebook has no turn to undo in)"
+            )
+        return self._undo(kind, **options)
+
+    @property
+    def conflicts(self) -> list[dict[str, Any]]:
+        """For an undo or redo stopped by a conflict: each file with its three versions
+        (before the call, as the call left it, now); empty otherwise."""
+        return list(self._conflicts())
+
+    def _conflicts(self) -> Iterable[dict[str, Any]]:
+        from ..core.turn.undo import UndoCall
+
+        if isinstance(self._call, UndoCall):
+            return [c.to_json() for c in self._call.conflicts]
+        return []
 
     @property
     def raw(self) -> CallResult:

@@ -54,11 +54,17 @@ class ApplyPatchSession:
         self.turn: Turn | None = None
         # "Approve for session" answers, kept across turns as Codex keeps them for its session.
         self.approvals: set[tuple[str, str]] = set()
+        #: every turn of the session, oldest first (the history lists them)
+        self.turns: list[Turn] = []
 
     def turn_for(self, cwd: str, options: PipelineOptions | None = None) -> Turn:
         cwd = os.path.abspath(cwd)
         if self.turn is None or self.turn.cwd != cwd:
-            self.turn = Turn(cwd, options=options, session_approvals=self.approvals)
+            turn_id = f"turn-{len(self.turns) + 1}"
+            self.turn = Turn(
+                cwd, options=options, session_approvals=self.approvals, turn_id=turn_id
+            )
+            self.turns.append(self.turn)
         return self.turn
 
     def new_turn(self) -> None:

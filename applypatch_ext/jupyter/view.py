@@ -15,6 +15,7 @@ from ..core.turn.events import RecordedEvent
 from ..core.turn.options import CallStatus, Decision
 from ..core.turn.result import CallResult
 from ..core.turn.turn import ApplyPatchCall
+from . import undo
 from .display import turn_diff_files_json
 from .result import CallDisplay, PatchCallResult, identity
 from .streams import cancel_on_interrupt
@@ -44,8 +45,13 @@ class CallView:
         self.display_handle: Any = None  # set by whoever displayed the widget
         self._unsubscribe = call.turn.recorder.subscribe(self._on_event)
         self._apply(self.display.update(identity(call.call_id, call.turn.cwd)))
+        #: the undo this view's Undo button started, and what the view shows of it (jupyter/undo)
+        self.pending_undo: CallView | None = None
+        self._undo_last: dict[str, Any] = {}
         if widget is not None:
             widget.on_decision(self.decide)
+            widget.on_undo(self._on_undo)
+            undo.register(self)
 
     def _apply(self, updates: Mapping[str, Any]) -> None:
         widget = self.widget
@@ -127,23 +133,52 @@ class CallView:
         """The call stopped (or waits): its result fills what no event carried."""
         if self.result is None:
             self.result = PatchCallResult(core, self.decide, self.call.turn.tracker)
+            self.result._undo = self.undo_from_code
+            self.result._call = self.call
         else:
             self.result._update(core)
         if core.status != CallStatus.AWAITING_APPROVAL:
             self._unsubscribe()
-        self._apply(
-            self.display.on_result(
-                core,
-                self.result.turn_diff_files,
-                self.result.notebooks,
-                turn_valid=self.call.turn.tracker.valid,
-            )
+        updates = self.display.on_result(
+            core,
+            self.result.turn_diff_files,
+            self.result.notebooks,
+            turn_valid=self.call.turn.tracker.valid,
         )
+        # the place in the turn and the Undo/Redo buttons, in the same message
+        self._apply({**updates, "undo": undo.undo_panel(self.call, self._undo_last)})
         if self.widget is not None and self.display_handle is not None:
             # Refresh the call's static record (record.CallRecord), saved with the notebook; the
             # live view itself is never re-sent, so it keeps its DOM node and fold state.
             self.display_handle.update(self.widget)
         return self.result
+
+    # -- undo and redo (jupyter/undo.py) -------------------------------------------------------
+
+    def refresh_undo(self) -> None:
+        """The widget's place in the turn and its Undo/Redo buttons, as they are now."""
+        if self.widget is not None:
+            self.widget.undo = undo.undo_panel(self.call, self._undo_last)
+
+    def show_undo(self, last: Mapping[str, Any]) -> None:
+        self._undo_last = dict(last)
+        self.refresh_undo()
+
+    def _on_undo(self, content: Mapping[str, Any]) -> None:
+        undo.from_widget(self, content)
+
+    def undo_from_code(self, kind: str, **options: Any) -> PatchCallResult:
+        """``result.undo()`` / ``result.redo()``: the undo's result (its widget is shown)."""
+        view = undo.start(
+            self.call.turn,
+            self.call.call_id,
+            kind="redo" if kind == "redo" else "undo",
+            where=f"result.{kind}()",
+            **options,
+        )
+        self.pending_undo = view
+        self.show_undo(undo.outcome(view))
+        return undo.result_of(view)
 
     def _on_event(self, recorded: RecordedEvent) -> None:
         event = recorded.to_json()

@@ -101,6 +101,14 @@ class ApplyPatchWidget(anywidget.AnyWidget):
             ".ipynb (turn: the notebooks of the call's TurnDiff)."
         )
     ).tag(**SHOWN)
+    undo = traitlets.Dict(
+        help=(
+            "Undo and redo (docs/behaviour.md §12): the call's place in its turn (index, count, "
+            "turn_id), whether its Undo and Redo buttons apply (can_undo, can_redo), the last "
+            "undo they ran (last: status, output, error, conflicts with three versions, a "
+            "pending approval) and, for an undo's own view, what it undoes and its conflicts."
+        )
+    ).tag(sync=True)
     record_id = traitlets.Unicode(
         "",
         help=(
@@ -112,17 +120,27 @@ class ApplyPatchWidget(anywidget.AnyWidget):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._decision_handlers: list[Callable[[str], None]] = []
+        self._undo_handlers: list[Callable[[dict[str, Any]], None]] = []
         self.on_msg(self._on_message)
 
     def on_decision(self, handler: Callable[[str], None]) -> None:
         """Call ``handler(decision)`` when the user clicks an approval button."""
         self._decision_handlers.append(handler)
 
+    def on_undo(self, handler: Callable[[dict[str, Any]], None]) -> None:
+        """Call ``handler(message)`` when the user clicks Undo or Redo (``{"type": "undo",
+        "kind": "undo" | "redo"}``) or answers the undo's approval (``{"type":
+        "undo-approval", "decision": ...}``)."""
+        self._undo_handlers.append(handler)
+
     def _on_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
         if isinstance(content, dict) and content.get("type") == "approval":
             decision = str(content.get("decision", ""))
             for handler in list(self._decision_handlers):
                 handler(decision)
+        elif isinstance(content, dict) and content.get("type") in ("undo", "undo-approval"):
+            for undo_handler in list(self._undo_handlers):
+                undo_handler(dict(content))
 
     def state_json(self) -> dict[str, Any]:
         """The displayed state as plain JSON (what the fallback representations render)."""

@@ -13,6 +13,18 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeAlias
 
 
+def _undo_json(**fields: int | tuple[str, ...] | None) -> dict[str, Any]:
+    """What an undo needs besides the contents (docs/behaviour.md §12): file modes as octal
+    text (``"0o755"``), directories the change created; only the ones that were recorded."""
+    out: dict[str, Any] = {}
+    for name, value in fields.items():
+        if isinstance(value, int):
+            out[name] = oct(value)
+        elif value:
+            out[name] = list(value)
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class FileAdd:
     """Proposed: create or overwrite a file with ``content``."""
@@ -76,11 +88,20 @@ class ApplyPatchAction:
 
 @dataclass(frozen=True, slots=True)
 class AppliedAdd:
-    """Committed: ``path`` now holds ``content``; ``overwritten_content`` is what was there."""
+    """Committed: ``path`` now holds ``content``; ``overwritten_content`` is what was there.
+
+    For an undo: ``mode`` is the file's mode as the add left it, ``overwritten_mode`` the mode of
+    the file it overwrote, ``created_dirs`` the parent directories it created (None / empty when
+    not recorded: a filesystem without modes, or nothing created). They take no part in
+    equality: two deltas are equal when they wrote the same texts to the same paths.
+    """
 
     path: str
     content: str
     overwritten_content: str | None = None
+    mode: int | None = field(default=None, compare=False)
+    overwritten_mode: int | None = field(default=None, compare=False)
+    created_dirs: tuple[str, ...] = field(default=(), compare=False)
 
     type: ClassVar[Literal["add"]] = "add"
 
@@ -90,31 +111,51 @@ class AppliedAdd:
             "path": self.path,
             "content": self.content,
             "overwritten_content": self.overwritten_content,
+            **_undo_json(
+                mode=self.mode,
+                overwritten_mode=self.overwritten_mode,
+                created_dirs=self.created_dirs,
+            ),
         }
 
 
 @dataclass(frozen=True, slots=True)
 class AppliedDelete:
-    """Committed: ``path`` was removed; it held ``content``."""
+    """Committed: ``path`` was removed; it held ``content`` with permission bits ``mode``."""
 
     path: str
     content: str
+    mode: int | None = field(default=None, compare=False)
 
     type: ClassVar[Literal["delete"]] = "delete"
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": "delete", "path": self.path, "content": self.content}
+        return {
+            "type": "delete",
+            "path": self.path,
+            "content": self.content,
+            **_undo_json(mode=self.mode),
+        }
 
 
 @dataclass(frozen=True, slots=True)
 class AppliedUpdate:
-    """Committed: ``path`` (moved to ``move_path`` if set) went from old to new content."""
+    """Committed: ``path`` (moved to ``move_path`` if set) went from old to new content.
+
+    For an undo: ``mode`` is the source's mode (kept by an update in place), ``move_mode`` the
+    destination's as the move left it, ``overwritten_move_mode`` the mode of the file the move
+    overwrote, ``created_dirs`` the destination's parent directories the move created.
+    """
 
     path: str
     move_path: str | None
     old_content: str
     overwritten_move_content: str | None
     new_content: str
+    mode: int | None = field(default=None, compare=False)
+    move_mode: int | None = field(default=None, compare=False)
+    overwritten_move_mode: int | None = field(default=None, compare=False)
+    created_dirs: tuple[str, ...] = field(default=(), compare=False)
 
     type: ClassVar[Literal["update"]] = "update"
 
@@ -126,6 +167,12 @@ class AppliedUpdate:
             "old_content": self.old_content,
             "overwritten_move_content": self.overwritten_move_content,
             "new_content": self.new_content,
+            **_undo_json(
+                mode=self.mode,
+                move_mode=self.move_mode,
+                overwritten_move_mode=self.overwritten_move_mode,
+                created_dirs=self.created_dirs,
+            ),
         }
 
 
@@ -142,13 +189,20 @@ class AppliedPatchDelta:
 
     changes: tuple[AppliedPatchChange, ...] = ()
     exact: bool = True
+    #: the paths where what happened is unknown (an inexact delta's reasons, when the runtime
+    #: could name them; an undo offers only the other files)
+    unknown: tuple[str, ...] = field(default=(), compare=False)
 
     def append(self, other: AppliedPatchDelta) -> AppliedPatchDelta:
         """The delta of two attempts one after the other (``exact`` is the AND)."""
-        return AppliedPatchDelta(self.changes + other.changes, self.exact and other.exact)
+        unknown = tuple(dict.fromkeys(self.unknown + other.unknown))
+        return AppliedPatchDelta(self.changes + other.changes, self.exact and other.exact, unknown)
 
     def is_empty(self) -> bool:
         return not self.changes
 
     def to_json(self) -> dict[str, Any]:
-        return {"changes": [c.to_json() for c in self.changes], "exact": self.exact}
+        out = {"changes": [c.to_json() for c in self.changes], "exact": self.exact}
+        if self.unknown:
+            out["unknown"] = list(self.unknown)
+        return out

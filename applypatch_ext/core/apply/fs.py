@@ -188,6 +188,18 @@ def canonicalizer(fs: object) -> Callable[[str], str] | None:
     return None
 
 
+def modes_of(fs: object) -> SupportsModes | None:
+    """The filesystem under ``fs`` (itself or through ``inner``, like :func:`canonicalizer`)
+    that reads and sets permission bits; None when none does (the modes are then unknown)."""
+    seen: set[int] = set()
+    while fs is not None and id(fs) not in seen:
+        if isinstance(fs, SupportsModes):
+            return fs
+        seen.add(id(fs))
+        fs = getattr(fs, "inner", None)
+    return None
+
+
 def check_path(path: str) -> None:
     if "\0" in path:
         raise NulInPathError()

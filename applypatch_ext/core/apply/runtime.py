@@ -23,7 +23,7 @@ from ..parse.model import AddFile, DeleteFile, Hunk, UpdateFile
 from ..text import LineEndings, Utf8DecodeError
 from .changes import AppliedAdd, AppliedDelete, AppliedPatchChange, AppliedPatchDelta, AppliedUpdate
 from .contents import derive_new_contents
-from .fs import Filesystem, read_file_to_update, read_text, resolve_path
+from .fs import Filesystem, modes_of, read_file_to_update, read_text, resolve_path
 
 NO_FILES_MODIFIED = "No files were modified."
 NOT_UTF8_PATCH = "Error: apply_patch requires a UTF-8 PATCH argument."
@@ -67,9 +67,42 @@ class _Recorder:
         self.fs = fs
         self.changes: list[AppliedPatchChange] = []
         self.exact = True
+        self._modes = modes_of(fs)
+        self.unknown: list[str] = []
+
+    def lose(self, path: str) -> None:
+        """Something happened at ``path`` that the changes cannot describe: inexact."""
+        self.exact = False
+        if path not in self.unknown:
+            self.unknown.append(path)
+
+    def mode(self, path: str) -> int | None:
+        """The file's permission bits, for an undo; None when unknown (not an inexactness:
+        the delta still says what was written)."""
+        if self._modes is None:
+            return None
+        try:
+            return self._modes.file_mode(path)
+        except OSError:
+            return None
+
+    def _missing_parents(self, path: str) -> tuple[str, ...]:
+        """The parent directories of ``path`` that do not exist, outermost first."""
+        missing: list[str] = []
+        parent = posixpath.dirname(path)
+        while parent not in ("", "/"):
+            try:
+                self.fs.metadata(parent, follow_symlinks=False)
+                break
+            except FileNotFoundError:
+                missing.append(parent)
+            except OSError:
+                break
+            parent = posixpath.dirname(parent)
+        return tuple(reversed(missing))
 
     def delta(self) -> AppliedPatchDelta:
-        return AppliedPatchDelta(tuple(self.changes), self.exact)
+        return AppliedPatchDelta(tuple(self.changes), self.exact, tuple(self.unknown))
 
     def probe(self, path: str) -> None:
         """A path about to be overwritten or removed must be a plain regular file (or absent)."""
@@ -78,10 +111,10 @@ class _Recorder:
         except FileNotFoundError:
             return
         except OSError:
-            self.exact = False
+            self.lose(path)
             return
         if meta.kind != "file":
-            self.exact = False
+            self.lose(path)
 
     def read_previous(self, path: str) -> str | None:
         """The text about to be overwritten: None if absent; unknown (inexact) if unreadable."""
@@ -90,32 +123,36 @@ class _Recorder:
         except FileNotFoundError:
             return None
         except (OSError, Utf8DecodeError):
-            self.exact = False
+            self.lose(path)
             return None
 
-    def write(self, path: str, data: str) -> None:
-        """Write, creating missing parent directories; any failure makes the delta inexact."""
+    def write(self, path: str, data: str) -> tuple[str, ...]:
+        """Write, creating missing parent directories (returned, for an undo); any failure
+        makes the delta inexact."""
         fs = self.fs
         try:
             encoded = data.encode("utf-8")
         except UnicodeEncodeError as exc:  # lone surrogates from a Python caller: write nothing
             raise IoError(f"Failed to write file {path}", exc) from exc
+        created: tuple[str, ...] = ()
         try:
             try:
                 fs.write_bytes(path, encoded)
             except FileNotFoundError:
                 parent = posixpath.dirname(path)
+                created = self._missing_parents(path)
                 try:
                     fs.create_dirs(parent)
                 except OSError as exc:
                     raise IoError(f"Failed to create parent directories for {path}", exc) from exc
                 fs.write_bytes(path, encoded)
         except OSError as exc:
-            self.exact = False
+            self.lose(path)
             raise IoError(f"Failed to write file {path}", exc) from exc
         except IoError:
-            self.exact = False
+            self.lose(path)
             raise
+        return created
 
 
 def _is_dir(fs: Filesystem, path: str) -> bool:
@@ -128,8 +165,9 @@ def _is_dir(fs: Filesystem, path: str) -> bool:
 def _apply_add(rec: _Recorder, path: str, contents: str) -> None:
     rec.probe(path)
     previous = rec.read_previous(path)
-    rec.write(path, contents)
-    rec.changes.append(AppliedAdd(path, contents, previous))
+    previous_mode = None if previous is None else rec.mode(path)
+    created = rec.write(path, contents)
+    rec.changes.append(AppliedAdd(path, contents, previous, rec.mode(path), previous_mode, created))
 
 
 def _apply_delete(rec: _Recorder, path: str) -> None:
@@ -142,9 +180,10 @@ def _apply_delete(rec: _Recorder, path: str) -> None:
         content = None
     except (OSError, Utf8DecodeError):
         content = None
-        rec.exact = False
+        rec.lose(path)
     if _is_dir(fs, path):
         raise IoError(f"Failed to delete file {path}")
+    mode = rec.mode(path)
     try:
         fs.remove_file(path)
     except OSError as exc:
@@ -154,10 +193,10 @@ def _apply_delete(rec: _Recorder, path: str) -> None:
             except (OSError, Utf8DecodeError):
                 still_there = False
             if not still_there:
-                rec.exact = False
+                rec.lose(path)
         raise IoError(f"Failed to delete file {path}", exc) from exc
     if content is not None:
-        rec.changes.append(AppliedDelete(path, content))
+        rec.changes.append(AppliedDelete(path, content, mode))
 
 
 def _apply_update(
@@ -167,15 +206,18 @@ def _apply_update(
     rec.probe(path)
     original = read_file_to_update(fs, path)
     new = derive_new_contents(original, path, hunk.chunks, line_endings)
+    mode = rec.mode(path)
     if dest is None:
         rec.write(path, new)
-        rec.changes.append(AppliedUpdate(path, None, original, None, new))
+        rec.changes.append(AppliedUpdate(path, None, original, None, new, mode))
         return
     rec.probe(dest)
     overwritten = rec.read_previous(dest)
-    rec.write(dest, new)
+    overwritten_mode = None if overwritten is None else rec.mode(dest)
+    created = rec.write(dest, new)
+    move_mode = rec.mode(dest)
     # Provisional until the source is gone: if its removal fails, the destination was written.
-    rec.changes.append(AppliedAdd(dest, new, overwritten))
+    rec.changes.append(AppliedAdd(dest, new, overwritten, move_mode, overwritten_mode, created))
     if _is_dir(fs, path):
         raise IoError(f"Failed to remove original {path}")
     try:
@@ -185,10 +227,12 @@ def _apply_update(
     if dest == path:
         # A move onto itself: like the reference, the file was written, then removed as the
         # move's source. Say so: an update in place followed by the deletion of its result.
-        rec.changes[-1] = AppliedUpdate(path, None, original, None, new)
-        rec.changes.append(AppliedDelete(path, new))
+        rec.changes[-1] = AppliedUpdate(path, None, original, None, new, mode)
+        rec.changes.append(AppliedDelete(path, new, move_mode))
         return
-    rec.changes[-1] = AppliedUpdate(path, dest, original, overwritten, new)
+    rec.changes[-1] = AppliedUpdate(
+        path, dest, original, overwritten, new, mode, move_mode, overwritten_mode, created
+    )
 
 
 def apply_hunks(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
@@ -30,7 +30,7 @@ from ..parse.invocation import (
     InvocationParseError,
     parse_command_line,
 )
-from ..parse.model import ParsedPatch
+from ..parse.model import Hunk, ParsedPatch
 from ..parse.parser import parse_patch
 from .events import (
     ApplyPatchApprovalDecision,
@@ -329,8 +329,17 @@ DECLINED: Final = Ending(
 # -- 7: the attempts ----------------------------------------------------------------------------
 
 
+#: What an attempt runs against its filesystem view: the runtime, or an undo's writer.
+Writer: TypeAlias = Callable[[Sequence[Hunk], str, Filesystem], ApplyOutcome]
+
+
 def attempt(
-    ctx: CallContext, prepared: Prepared, *, sandboxed: bool, approved: Sequence[str] = ()
+    ctx: CallContext,
+    prepared: Prepared,
+    *,
+    sandboxed: bool,
+    approved: Sequence[str] = (),
+    writer: Writer | None = None,
 ) -> ApplyOutcome:
     """Apply the whole canonical patch once.
 
@@ -338,6 +347,8 @@ def attempt(
     ``approved`` are the paths the user granted: writable in the sandboxed attempt, and the
     only ones an unsandboxed retry may change. An atomic attempt writes its journal first and
     rolls back on failure (its delta is then empty, or inexact when the rollback failed).
+    ``writer``: what writes instead of the runtime (an undo's, docs/behaviour.md §12); the
+    hunks still name the paths the journal records.
     """
     options, faulty, root = ctx.options, prepared.faulty, prepared.root
     base: Filesystem = ctx.turn.fs
@@ -360,7 +371,10 @@ def attempt(
             except JournalError as exc:  # nothing was changed
                 error = IoError(exc.strerror or str(exc))
                 return ApplyOutcome(AppliedPatchDelta(), AffectedPaths(), error)
-        outcome = apply_hunks(hunks, prepared.cwd, faulty, options.line_endings)
+        if writer is None:
+            outcome = apply_hunks(hunks, prepared.cwd, faulty, options.line_endings)
+        else:
+            outcome = writer(hunks, prepared.cwd, faulty)
     except BaseException:
         # A KeyboardInterrupt outside the cancellation token, or a filesystem raising what
         # it should not: all or nothing still holds.

@@ -145,6 +145,26 @@ class Turn:
     def turn_diff(self) -> str:
         return self.tracker.get_unified_diff() or ""
 
+    # -- undo, redo and the history (docs/behaviour.md §12; the machinery is in .undo) ---------
+
+    def undo(self, call_id: str | None = None, **kwargs: Any) -> CallResult:
+        """Undo a call (default: the last one not undone) as a call of this turn."""
+        from .undo import undo
+
+        return undo(self, call_id, **kwargs)
+
+    def redo(self, call_id: str | None = None, **kwargs: Any) -> CallResult:
+        """Redo what an undo put back (default: the last call undone)."""
+        from .undo import redo
+
+        return redo(self, call_id, **kwargs)
+
+    def undo_all(self, **kwargs: Any) -> list[CallResult]:
+        """Undo every call of the turn, newest first."""
+        from .undo import undo_turn
+
+        return undo_turn(self, **kwargs)
+
 
 class ApplyPatchCall:
     """One tool call: a small state machine over the stage functions of :mod:`.stages`.

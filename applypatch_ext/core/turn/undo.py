@@ -1,0 +1,458 @@
+"""Undo, redo and the history of a turn (docs/behaviour.md §12).
+
+Every call that committed changes can be undone: the inverse of its committed delta, read as
+each file's state before the call and as the call left it (:func:`~..apply.revert.file_states`).
+An undo is a call of the turn (:class:`UndoCall`), through the same pipeline as a patch: its
+description as a patch streams into the preview, its check is its verification (a file that
+changed since the call is a :class:`Conflict`: nothing is written), then safety, the FileChange
+begin event, approval, the attempts (sandboxed like any call, journaled when atomic), the end
+event and the TurnDiff. What it writes are the recorded bytes and modes
+(:func:`~..apply.revert.apply_steps`), not the patch text, which cannot say them all.
+
+A redo takes the files an undo put back to the state the call left them, with the same check.
+:mod:`.history` gives the turn's calls as data for a front end; :mod:`..apply.inverse` the
+undo's description as a patch.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from ..apply.fs import Filesystem, normalize_path
+from ..apply.inverse import change_map, describe
+from ..apply.revert import (
+    FileRecord,
+    FileState,
+    RevertStep,
+    apply_steps,
+    describe_paths,
+    file_states,
+    read_state,
+)
+from ..apply.runtime import ApplyOutcome
+from ..errors import ParseError
+from ..interrupts import CancellationToken
+from ..parse.model import Hunk
+from ..parse.parser import parse_patch
+from .options import Approver, CallStatus, Decision, PipelineOptions, Stage
+from .result import CallResult, Stop
+from .safety import Reject
+from .stages import VERIFICATION_FAILED, Prepared
+from .turn import ApplyPatchCall, Turn
+
+Kind = Literal["undo", "redo"]
+
+
+class UndoError(ValueError):
+    """An undo or redo that cannot be asked for: unknown call, nothing to undo, an inexact
+    delta without a pick of its known files. The message says what is valid; ``offered``
+    are the files that can be picked (absolute paths), when some can."""
+
+    def __init__(self, message: str, offered: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.offered = tuple(offered)
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A file that is not as the undo expects it: the three versions.
+
+    ``before``: before the call; ``left``: as the call left it; ``now``: on disk now (None when
+    it cannot be read as a text file: a directory, a symlink, binary). ``path`` as the patch
+    writes it, ``abs_path`` resolved.
+    """
+
+    path: str
+    abs_path: str
+    before: FileState
+    left: FileState
+    now: FileState | None
+    kind: Kind = "undo"
+
+    def reason(self) -> str:
+        expected = "as the call left it" if self.kind == "undo" else "as the undo left it"
+        now = "unreadable as text" if self.now is None else self.now.describe()
+        return f"{self.path} is not {expected}: now {now}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "abs_path": self.abs_path,
+            "kind": self.kind,
+            "reason": self.reason(),
+            "before": self.before.to_json(),
+            "left": self.left.to_json(),
+            "now": None if self.now is None else self.now.to_json(),
+        }
+
+
+def conflict_message(conflicts: Sequence[Conflict], kind: Kind, target: str) -> str:
+    lines = [f"{kind} of {target}: {len(conflicts)} file(s) changed since; nothing was written"]
+    lines += [f"  {c.reason()}" for c in conflicts]
+    lines.append(
+        f"{kind} only the other files (only=[...], --only PATH), or overwrite them (force=True, "
+        "--force)"
+    )
+    return "\n".join(lines)
+
+
+# -- what a call changed, and what is undone ----------------------------------------------------
+
+
+def _is_undo(call: ApplyPatchCall) -> bool:
+    return isinstance(call, UndoCall)
+
+
+def call_records(call: ApplyPatchCall) -> dict[str, FileRecord]:
+    """The files ``call`` changed (none until it has a result)."""
+    if call.result is None:
+        return {}
+    return file_states(call.result.delta)
+
+
+def undone_paths(turn: Turn, call_id: str) -> set[str]:
+    """The paths of ``call_id`` an undo put back and no redo took forward again."""
+    undone: set[str] = set()
+    for call in turn.calls:
+        if not isinstance(call, UndoCall) or call.target_id != call_id or call.result is None:
+            continue
+        for change in call.result.delta.changes:
+            paths = {change.path}
+            move = getattr(change, "move_path", None)
+            if move is not None:
+                paths.add(move)
+            paths &= set(call.plan_paths)
+            if call.kind == "undo":
+                undone |= paths
+            else:
+                undone -= paths
+    return undone
+
+
+def _find(turn: Turn, call_id: str) -> ApplyPatchCall:
+    for call in turn.calls:
+        if call.call_id == call_id:
+            return call
+    known = ", ".join(c.call_id for c in turn.calls if not _is_undo(c)) or "none yet"
+    raise UndoError(f"no call {call_id!r} in {turn.turn_id}; its calls: {known}")
+
+
+def default_target(turn: Turn, kind: Kind) -> ApplyPatchCall:
+    if kind == "undo":
+        for call in reversed(turn.calls):
+            if _is_undo(call):
+                continue
+            records = call_records(call)
+            if set(records) - undone_paths(turn, call.call_id):
+                return call
+        raise UndoError(
+            f"nothing to undo in {turn.turn_id}: no call has committed changes that are not "
+            "undone yet"
+        )
+    for call in reversed(turn.calls):
+        if isinstance(call, UndoCall) and call.kind == "undo":
+            target = _find(turn, call.target_id)
+            if undone_paths(turn, target.call_id):
+                return target
+    raise UndoError(f"nothing to redo in {turn.turn_id}: no undo is waiting to be redone")
+
+
+def _resolve_only(only: Iterable[str], records: dict[str, FileRecord], cwd: str) -> set[str]:
+    shown = describe_paths(records, cwd)
+    picked: set[str] = set()
+    for given in only:
+        path = normalize_path(posixpath.join(cwd, given))
+        if path not in records:
+            valid = ", ".join(shown.values()) or "none"
+            raise UndoError(f"{given!r} is not a file this call changed; its files: {valid}")
+        picked.add(path)
+    return picked
+
+
+def _steps(
+    records: dict[str, FileRecord], paths: set[str], kind: Kind, shown: dict[str, str]
+) -> list[RevertStep]:
+    """The steps, in an order that moves a file back before its destination is restored."""
+    steps: list[RevertStep] = []
+    ordered = list(records.values())
+    if kind == "undo":
+        ordered.reverse()
+    for record in ordered:
+        if record.path not in paths:
+            continue
+        if kind == "undo":
+            expect, target = record.left, record.before
+            move_from = None
+            if not record.left.exists and record.moved_to in paths:
+                move_from = record.moved_to
+            dirs = tuple(reversed(record.created_dirs)) if not target.exists else ()
+        else:
+            expect, target, dirs = record.before, record.left, ()
+            move_from = next(
+                (
+                    r.path
+                    for r in records.values()
+                    if r.moved_to == record.path and r.path in paths and record.left.exists
+                ),
+                None,
+            )
+        steps.append(
+            RevertStep(record.path, shown[record.path], expect, target, False, move_from, dirs)
+        )
+    # A move back writes its file, then empties the destination: the step of the file that
+    # comes back goes first.
+    sources = {s.move_from: s for s in steps if s.move_from is not None}
+    result: list[RevertStep] = []
+    for step in steps:
+        if step.path in sources:
+            continue
+        result.append(step)
+        if step.move_from is not None:
+            result.append(next(s for s in steps if s.path == step.move_from))
+    return result
+
+
+# -- the call ------------------------------------------------------------------------------------
+
+
+class UndoCall(ApplyPatchCall):
+    """An undo (or redo) of ``target_id``: a call of the turn whose verification is the check
+    that each file is as expected, and whose writer puts back the recorded states."""
+
+    def __init__(
+        self,
+        turn: Turn,
+        call_id: str,
+        options: PipelineOptions,
+        cancel: CancellationToken,
+        *,
+        kind: Kind,
+        target: ApplyPatchCall,
+        records: dict[str, FileRecord],
+        paths: set[str],
+        force: bool,
+    ) -> None:
+        super().__init__(turn, call_id, options, cancel)
+        self.kind: Kind = kind
+        self.target_id = target.call_id
+        self.root = target.result.cwd if target.result is not None else turn.cwd
+        self.records = records
+        self.force = force
+        self.shown = describe_paths(records, self.root)
+        self.steps = _steps(records, paths, kind, self.shown)
+        self.plan_paths = tuple(s.path for s in self.steps)
+        self.conflicts: tuple[Conflict, ...] = ()
+        self.patch = describe(self.steps)
+        try:
+            parse_patch(self.patch)
+        except ParseError:
+            self.patch = describe(self.steps, coarse=True)
+
+    def finish_input(self) -> Any:
+        """The undo's input is its description as a patch (streamed now unless a front end
+        streamed it already)."""
+        if not self.text:
+            self.push_delta(self.patch)
+        return super().finish_input()
+
+    def _environment(self) -> str:
+        for name, root in self.turn.environments.items():
+            if root == self.root:
+                return name
+        return self.turn.primary
+
+    def check(self, fs: Filesystem | None = None) -> tuple[Conflict, ...]:
+        """The files that are neither as expected nor already as the undo leaves them."""
+        reader = fs if fs is not None else self.turn.fs
+        conflicts: list[Conflict] = []
+        for step in self.steps:
+            now = read_state(reader, step.path)
+            if now is not None and (now.matches(step.expect) or now.matches(step.target)):
+                continue
+            record = self.records[step.path]
+            conflicts.append(
+                Conflict(step.shown, step.path, record.before, record.left, now, self.kind)
+            )
+        return tuple(conflicts)
+
+    def _prepare(self, *, read_only: bool = False) -> Prepared | Stop:
+        from . import stages
+
+        ctx = self._ctx
+        self._advance(stage=Stage.PARSING)
+        parsed = parse_patch(self.patch)
+        self._advance(parsed=parsed, cwd=self.root)
+        faulty = stages.open_filesystem(ctx, self.root, read_only=read_only)
+        self._advance(stage=Stage.VERIFYING)
+        conflicts = self.check(faulty)
+        self.conflicts = conflicts
+        if conflicts and not self.force:
+            message = conflict_message(conflicts, self.kind, self.target_id)
+            return Stop(CallStatus.ERROR, VERIFICATION_FAILED + message, error=message)
+        if conflicts:
+            forced = {c.abs_path for c in conflicts}
+            self.steps = [
+                RevertStep(
+                    s.path,
+                    s.shown,
+                    s.expect,
+                    s.target,
+                    s.path in forced,
+                    s.move_from,
+                    s.remove_dirs,
+                )
+                for s in self.steps
+            ]
+        action = change_map(self.steps, self.patch, self.root)
+        self._advance(proposed=action, stage=Stage.SAFETY)
+        safety = stages.assess_safety(ctx, action, self.root)
+        self._advance(safety=safety)
+        if isinstance(safety, Reject):
+            return stages.rejected(safety)
+        return Prepared(parsed, self._environment(), self.root, self.root, action, safety, faulty)
+
+    def _write(self, _hunks: Sequence[Hunk], _cwd: str, fs: Filesystem) -> ApplyOutcome:
+        return apply_steps(self.steps, fs)
+
+    def _attempt(
+        self, prepared: Prepared, *, sandboxed: bool, approved: Sequence[str]
+    ) -> ApplyOutcome:
+        from . import stages
+
+        self._advance(stage=Stage.APPLYING, attempts=self._progress.attempts + 1)
+        outcome = stages.attempt(
+            self._ctx, prepared, sandboxed=sandboxed, approved=approved, writer=self._write
+        )
+        self._advance(delta=self._progress.delta.append(outcome.delta))
+        return outcome
+
+
+def undo_call(
+    turn: Turn,
+    call_id: str | None = None,
+    *,
+    kind: Kind = "undo",
+    only: Iterable[str] | None = None,
+    force: bool = False,
+    options: PipelineOptions | None = None,
+) -> UndoCall:
+    """The undo (or redo) of ``call_id`` (default: the last call not undone, or the last one
+    undone), ready to run, with the target's options (its sandbox, approval policy,
+    transaction) but none of its faults. Raises :class:`UndoError` for what cannot be asked
+    for."""
+    target = default_target(turn, kind) if call_id is None else _find(turn, call_id)
+    if isinstance(target, UndoCall):
+        raise UndoError(
+            f"{target.call_id} is an {target.kind} of {target.target_id}: "
+            f"{'redo' if target.kind == 'undo' else 'undo'} {target.target_id} instead"
+        )
+    if target.result is None or target.result.status == CallStatus.AWAITING_APPROVAL:
+        raise UndoError(f"{target.call_id} has not finished: it committed nothing yet")
+    records = call_records(target)
+    if not records:
+        raise UndoError(
+            f"{target.call_id} committed no changes (it ended {target.result.status}): there is "
+            f"nothing to {kind}"
+        )
+    cwd = target.result.cwd
+    undone = undone_paths(turn, target.call_id)
+    candidates = set(records) - undone if kind == "undo" else undone
+    exact = target.result.delta.exact
+    known = {p for p in candidates if records[p].known}
+    shown = describe_paths(records, cwd)
+    if only is not None:
+        picked = _resolve_only(only, records, cwd)
+        stray = picked - candidates
+        if stray:
+            state = "already undone" if kind == "undo" else "not undone"
+            names = ", ".join(sorted(shown[p] for p in stray))
+            raise UndoError(f"{kind} of {target.call_id}: {names} {state}")
+        paths = picked
+    else:
+        paths = candidates
+    if not paths:
+        state = "every file is undone already" if kind == "undo" else "no file is undone"
+        raise UndoError(f"nothing to {kind} in {target.call_id}: {state}")
+    if not exact and (only is None or paths - known):
+        offered = ", ".join(sorted(shown[p] for p in known)) or "none"
+        raise UndoError(
+            f"{target.call_id}'s delta is inexact (exact=False): something was written that it "
+            "cannot describe (a failed write, a symlink, a file it could not read), so it cannot "
+            f"be {kind}ne blindly. Files whose state is known: {offered}; {kind} them by name "
+            "(only=[...], --only PATH)",
+            sorted(known),
+        )
+    call = UndoCall(
+        turn,
+        f"call-{next(turn._ids)}",
+        options or replace(target.options, faults=()),
+        CancellationToken(),
+        kind=kind,
+        target=target,
+        records=records,
+        paths=paths,
+        force=force,
+    )
+    turn.calls.append(call)
+    return call
+
+
+def undo(
+    turn: Turn,
+    call_id: str | None = None,
+    *,
+    only: Iterable[str] | None = None,
+    force: bool = False,
+    approver: Approver | Decision | str | None = None,
+) -> CallResult:
+    """Undo ``call_id`` (default: the last call not undone) and return the undo's result;
+    without an ``approver`` an approval request stops it, as :meth:`Turn.run` does."""
+    return undo_call(turn, call_id, only=only, force=force).run(approver)
+
+
+def redo(
+    turn: Turn,
+    call_id: str | None = None,
+    *,
+    only: Iterable[str] | None = None,
+    force: bool = False,
+    approver: Approver | Decision | str | None = None,
+) -> CallResult:
+    """Redo what an undo of ``call_id`` put back (default: the last call undone)."""
+    return undo_call(turn, call_id, kind="redo", only=only, force=force).run(approver)
+
+
+def undo_turn(
+    turn: Turn,
+    *,
+    force: bool = False,
+    approver: Approver | Decision | str | None = None,
+) -> list[CallResult]:
+    """Undo every call of the turn, newest first, each as its own call; stops at the first undo
+    that does not complete (a conflict, a decline, a failure, a wait for approval)."""
+    results: list[CallResult] = []
+    while True:
+        try:
+            call = undo_call(turn, force=force)
+        except UndoError:
+            if results:
+                return results
+            raise
+        result = call.run(approver)
+        results.append(result)
+        if result.status != CallStatus.COMPLETED:
+            return results
+
+
+__all__ = [
+    "Conflict",
+    "UndoCall",
+    "UndoError",
+    "redo",
+    "undo",
+    "undo_call",
+    "undo_turn",
+]

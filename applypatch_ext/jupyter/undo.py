@@ -1,0 +1,483 @@
+"""Undo, redo and the history in a notebook (docs/behaviour.md §12).
+
+``%apply_patch_undo [CALL_ID] [--force] [--only PATH ...]``, ``%apply_patch_redo [CALL_ID]``,
+``result.undo()`` / ``result.redo()`` and the widget's Undo and Redo buttons all come here:
+each undo is a call of the turn (:class:`~applypatch_ext.core.turn.undo.UndoCall`) shown like
+any call, in its own widget (or its rich fallback). A conflict is shown with its three versions
+(:class:`ConflictView`), in the undo's widget and in the widget whose button asked for it.
+``%apply_patch_turn --history`` is :class:`HistoryView` over the session's turns.
+"""
+
+from __future__ import annotations
+
+import html
+import weakref
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments
+from IPython.display import display
+
+from ..core.turn.history import HistoryEntry, turn_history
+from ..core.turn.options import ASK, CallStatus, Decision, FrontEnd, argument_groups
+from ..core.turn.turn import ApplyPatchCall, Turn
+from ..core.turn.undo import (
+    Conflict,
+    Kind,
+    UndoCall,
+    UndoError,
+    call_records,
+    default_target,
+    undo_call,
+    undone_paths,
+)
+from .display import md_code, md_fence, md_text, visible, visible_lines
+from .session import SESSION
+from .widget import ApplyPatchWidget
+
+if TYPE_CHECKING:
+    from .result import PatchCallResult
+    from .view import CallView
+
+#: At most this many lines of each version of a conflicting file are shown.
+VERSION_LINES: Final = 200
+
+# The live views of each turn's calls, to refresh their Undo/Redo buttons after an undo.
+_VIEWS: weakref.WeakValueDictionary[tuple[int, str], CallView] = weakref.WeakValueDictionary()
+
+
+def register(view: CallView) -> None:
+    _VIEWS[(id(view.call.turn), view.call.call_id)] = view
+
+
+def refresh(turn: Turn) -> None:
+    """Every live view of ``turn``: its place and its buttons again."""
+    for (turn_key, _call), view in list(_VIEWS.items()):
+        if turn_key == id(turn):
+            view.refresh_undo()
+
+
+# -- what a call's widget shows ------------------------------------------------------------------
+
+
+def place(call: ApplyPatchCall) -> dict[str, Any]:
+    """Where the call is in its turn: ``call 2 of 3 in turn-1``."""
+    calls = call.turn.calls
+    index = next((i for i, c in enumerate(calls, 1) if c is call), len(calls))
+    return {"index": index, "count": len(calls), "turn_id": call.turn.turn_id}
+
+
+def can_undo(call: ApplyPatchCall) -> tuple[bool, bool]:
+    """Whether the call's Undo and Redo buttons do something now."""
+    result = call.result
+    if isinstance(call, UndoCall) or result is None or not result.status.terminal:
+        return False, False
+    records = call_records(call)
+    undone = undone_paths(call.turn, call.call_id) & set(records)
+    pending = [p for p in records if p not in undone and (result.delta.exact or records[p].known)]
+    return bool(pending), bool(undone)
+
+
+def undo_panel(call: ApplyPatchCall, last: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The ``undo`` trait: the call's place, its buttons, and the last undo it asked for."""
+    undo, redo = can_undo(call)
+    panel: dict[str, Any] = {
+        "place": place(call),
+        "can_undo": undo,
+        "can_redo": redo,
+        "last": dict(last or {}),
+    }
+    if isinstance(call, UndoCall):
+        panel["of"] = call.target_id
+        panel["kind"] = call.kind
+        panel["conflicts"] = [c.to_json() for c in call.conflicts]
+    return panel
+
+
+def outcome(view: CallView) -> dict[str, Any]:
+    """What an undo's view shows in the widget that asked for it."""
+    call = view.call
+    result = call.result
+    assert isinstance(call, UndoCall) and result is not None
+    approval: dict[str, Any] = {}
+    if result.pending_request is not None:
+        approval = {
+            "files": list(result.pending_request.files),
+            "reason": result.pending_request.reason,
+        }
+    return {
+        "call_id": call.call_id,
+        "kind": call.kind,
+        "status": str(result.status),
+        "output": result.stdout if result.status == CallStatus.COMPLETED else "",
+        "error": result.error or "",
+        "conflicts": [c.to_json() for c in call.conflicts],
+        "approval": approval,
+        "choices": choices(call),
+    }
+
+
+# -- running an undo -----------------------------------------------------------------------------
+
+
+def start(
+    turn: Turn,
+    call_id: str | None,
+    *,
+    kind: Kind,
+    only: Sequence[str] | None = None,
+    force: bool = False,
+    approve: str = ASK,
+    widget: bool = True,
+    show: bool = True,
+    where: str = "%apply_patch_undo",
+) -> CallView:
+    """Make the undo (or redo) a call with its view, run it, and show it; ``UsageError`` for
+    what cannot be asked for. Without a widget the result and any conflict are displayed as
+    rich output (unless ``show`` is false: a button's undo shows in the widget that asked)."""
+    from .record import show_call
+    from .streams import run_streamed
+    from .view import CallView
+
+    try:
+        call = undo_call(turn, call_id, kind=kind, only=only, force=force)
+    except UndoError as exc:
+        raise UsageError(f"{where}: {exc}") from exc  # (the widget reads what it offers)
+    shown = ApplyPatchWidget() if widget else None
+    view = CallView(call, shown)
+    if shown is not None:
+        view.display_handle = show_call(shown)
+    # streamed like a patch (its description), under the same interrupt guard
+    run_streamed(view, [call.patch], approver=None if approve == ASK else Decision(approve))
+    if shown is None and show:
+        display(view.result)
+        if call.conflicts:
+            display(ConflictView(call.conflicts))
+    refresh(turn)
+    return view
+
+
+def result_of(view: CallView) -> PatchCallResult:
+    assert view.result is not None
+    return view.result
+
+
+def from_widget(source: CallView, content: Mapping[str, Any]) -> None:
+    """A widget's Undo or Redo button (``{"type": "undo", "kind": ...}``), or its answer to
+    the undo's approval request (``{"type": "undo-approval", "decision": ...}``)."""
+    if content.get("type") == "undo-approval":
+        pending = source.pending_undo
+        if pending is not None:
+            pending.decide(str(content.get("decision", "")))
+            source.show_undo(outcome(pending))
+            refresh(source.call.turn)
+        return
+    kind: Kind = "redo" if content.get("kind") == "redo" else "undo"
+    only = content.get("only")
+    picked = [str(p) for p in only] if isinstance(only, list) else None
+    try:
+        view = start(
+            source.call.turn,
+            source.call.call_id,
+            kind=kind,
+            only=picked,
+            force=bool(content.get("force")),
+            widget=False,
+            show=False,
+            where=f"{kind} of {source.call.call_id}",
+        )
+    except UsageError as exc:
+        cause = exc.__cause__
+        offered = cause.offered if isinstance(cause, UndoError) else ()
+        last: dict[str, Any] = {"kind": kind, "status": "error", "error": str(exc)}
+        if offered:
+            last["choices"] = [_choice(f"{kind.capitalize()} these files only", kind, offered)]
+        source.show_undo(last)
+        return
+    source.pending_undo = view
+    source.show_undo(outcome(view))
+
+
+def _choice(
+    label: str, kind: Kind, only: Sequence[str] = (), *, force: bool = False
+) -> dict[str, Any]:
+    """A way on that a button of the widget offers: its label and the message it sends."""
+    message: dict[str, Any] = {"type": "undo", "kind": kind}
+    if only:
+        message["only"] = list(only)
+    if force:
+        message["force"] = True
+    return {"label": label, "message": message}
+
+
+def choices(call: UndoCall) -> list[dict[str, Any]]:
+    """After a conflict: undo the other files only (if any), or overwrite the changed ones."""
+    conflicting = {c.abs_path for c in call.conflicts}
+    if not conflicting:
+        return []
+    others = [p for p in call.plan_paths if p not in conflicting]
+    offered = []
+    if others:
+        offered.append(_choice(f"{call.kind.capitalize()} the other files only", call.kind, others))
+    offered.append(_choice("Overwrite the changed files (force)", call.kind, force=True))
+    return offered
+
+
+# -- the static views ----------------------------------------------------------------------------
+
+_VERSIONS: Final = (("before", "before the call"), ("left", "as the call left it"), ("now", "now"))
+
+
+def _version_text(state: Mapping[str, Any] | None) -> str:
+    if state is None:
+        return "(not readable as a text file)"
+    if not state.get("exists"):
+        return "(absent)"
+    lines = str(state.get("content", "")).splitlines(keepends=True)
+    text = "".join(lines[:VERSION_LINES])
+    if len(lines) > VERSION_LINES:
+        text += f"… {len(lines) - VERSION_LINES} more lines\n"
+    mode = f"mode {state['mode']}, " if state.get("mode") else ""
+    return text if text else f"(empty, {mode}sha256 {state.get('sha256')})"
+
+
+class ConflictView:
+    """The conflicting files of an undo, each with its three versions."""
+
+    def __init__(self, conflicts: Iterable[Conflict]) -> None:
+        self.conflicts = [c.to_json() for c in conflicts]
+
+    def _repr_html_(self) -> str:
+        parts = [
+            '<div class="applypatch-conflicts"><strong>Undo conflict</strong>: nothing was written'
+        ]
+        for c in self.conflicts:
+            parts.append(f"<details open><summary><code>{html.escape(visible(c['path']))}</code>: ")
+            parts.append(f"{html.escape(visible(c['reason']))}</summary><table><tr>")
+            parts.extend(f"<th>{html.escape(label)}</th>" for _key, label in _VERSIONS)
+            parts.append("</tr><tr>")
+            for key, _label in _VERSIONS:
+                text = html.escape(visible_lines(_version_text(c[key])))
+                parts.append(f'<td style="vertical-align:top"><pre>{text}</pre></td>')
+            parts.append("</tr></table></details>")
+        parts.append("</div>")
+        return "".join(parts)
+
+    def _repr_markdown_(self) -> str:
+        lines = ["**Undo conflict**: nothing was written", ""]
+        for c in self.conflicts:
+            lines += [f"- {md_code(c['path'])}: {md_text(c['reason'])}", ""]
+            for key, label in _VERSIONS:
+                lines += [f"  {label}:", "", *md_fence(_version_text(c[key])), ""]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        lines = ["Undo conflict: nothing was written"]
+        for c in self.conflicts:
+            lines.append(f"{visible(c['path'])}: {visible(c['reason'])}")
+            for key, label in _VERSIONS:
+                lines.append(f"--- {label}")
+                lines.append(visible_lines(_version_text(c[key])).rstrip("\n"))
+        return "\n".join(lines)
+
+
+_COLUMNS: Final = ("turn", "#", "call", "kind", "status", "files", "+", "-", "undone")
+
+
+def _row(entry: HistoryEntry) -> list[str]:
+    kind = entry.kind if entry.target is None else f"{entry.kind} of {entry.target}"
+    undone = entry.undone or ("" if entry.kind != "patch" else "no")
+    exact = "" if entry.exact else " (inexact)"
+    return [
+        entry.turn_id,
+        str(entry.index),
+        entry.call_id,
+        kind,
+        entry.status + exact,
+        ", ".join(entry.files) or "—",
+        str(entry.added),
+        str(entry.removed),
+        undone,
+    ]
+
+
+class HistoryView:
+    """The turns of the session and their calls: status, files, +/- lines, undone or not."""
+
+    def __init__(self, turns: Iterable[Turn]) -> None:
+        self.entries = [entry for turn in turns for entry in turn_history(turn)]
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [e.to_json() for e in self.entries]
+
+    def _repr_html_(self) -> str:
+        if not self.entries:
+            return "<p>No call yet in this session.</p>"
+        head = "".join(f"<th>{html.escape(c)}</th>" for c in _COLUMNS)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(visible(cell))}</td>" for cell in _row(e)) + "</tr>"
+            for e in self.entries
+        )
+        return f'<table class="applypatch-history"><tr>{head}</tr>{body}</table>'
+
+    def _repr_markdown_(self) -> str:
+        if not self.entries:
+            return "No call yet in this session."
+        lines = ["| " + " | ".join(_COLUMNS) + " |", "|" + " --- |" * len(_COLUMNS)]
+        for e in self.entries:
+            cells = [md_text(cell).replace("|", "\\|") for cell in _row(e)]
+            lines.append("| " + " | ".join(cells) + " |")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        if not self.entries:
+            return "No call yet in this session."
+        rows = [list(_COLUMNS), *(_row(e) for e in self.entries)]
+        widths = [max(len(visible(r[i])) for r in rows) for i in range(len(_COLUMNS))]
+        return "\n".join(
+            "  ".join(visible(cell).ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
+            for r in rows
+        )
+
+
+# -- the magics ----------------------------------------------------------------------------------
+
+
+def _table_option(name: str) -> tuple[str, dict[str, Any]]:
+    """The call option ``name`` as the call magic has it (the one option table)."""
+    for _title, entries in argument_groups(FrontEnd.MAGIC):
+        for option, kwargs in entries:
+            if option == name:
+                return option, kwargs
+    raise KeyError(name)
+
+
+def _common(func: Any) -> Any:
+    for name in reversed(("--approve", "--no-widget")):
+        option, kwargs = _table_option(name)
+        argument(option, **kwargs)(func)
+    return func
+
+
+def _current_turn(where: str) -> Turn:
+    turn = SESSION.turn
+    if turn is None or not turn.calls:
+        raise UsageError(f"{where}: no call has run in this session's turn yet: nothing to undo")
+    return turn
+
+
+@magics_class
+class UndoMagics(Magics):
+    """``%apply_patch_undo`` and ``%apply_patch_redo``."""
+
+    @magic_arguments()
+    @argument(
+        "call_id",
+        nargs="?",
+        default=None,
+        metavar="CALL_ID",
+        help="The call to undo (default: the last call of the turn that is not undone yet).",
+    )
+    @argument(
+        "--force",
+        action="store_true",
+        help="Undo files changed since the call too, overwriting those changes.",
+    )
+    @argument(
+        "--only",
+        nargs="+",
+        metavar="PATH",
+        default=None,
+        help="Undo these files only (relative to the call's working directory).",
+    )
+    @_common
+    @line_magic
+    def apply_patch_undo(self, line: str) -> None:
+        """Undo a call: the inverse of its committed delta, as a new call of the turn.
+
+        Every file it touches must still be exactly as the call left it (content, existence,
+        mode); a file changed since is a conflict, shown with its three versions, and nothing
+        is undone unless --only leaves it out or --force overwrites it.
+        """
+        self._run("%apply_patch_undo", "undo", line)
+
+    @magic_arguments()
+    @argument(
+        "call_id",
+        nargs="?",
+        default=None,
+        metavar="CALL_ID",
+        help="The call to redo (default: the last call undone).",
+    )
+    @argument(
+        "--force",
+        action="store_true",
+        help="Redo files changed since the undo too, overwriting those changes.",
+    )
+    @argument(
+        "--only",
+        nargs="+",
+        metavar="PATH",
+        default=None,
+        help="Redo these files only (relative to the call's working directory).",
+    )
+    @_common
+    @line_magic
+    def apply_patch_redo(self, line: str) -> None:
+        """Redo what an undo put back: the files go back to the state the call left them in,
+        after the same check (a file changed since the undo is a conflict)."""
+        self._run("%apply_patch_redo", "redo", line)
+
+    def _run(self, where: str, kind: Kind, line: str) -> None:
+        from .magic import parse_options
+
+        magic = self.apply_patch_undo if kind == "undo" else self.apply_patch_redo
+        args = parse_options(magic, where, line)
+        turn = _current_turn(where)
+        start(
+            turn,
+            args.call_id,
+            kind=kind,
+            only=args.only,
+            force=args.force,
+            approve=args.approve,
+            widget=not args.no_widget,
+            where=where,
+        )
+
+
+def undo_whole_turn(where: str = "%apply_patch_turn --undo") -> list[CallView]:
+    """Every call of the current turn, newest first, each undone as a call with its view;
+    stops at the first undo that does not complete (it shows why)."""
+    turn = _current_turn(where)
+    views: list[CallView] = []
+    while True:
+        try:
+            undo_call_check = _default_undo(turn)
+        except UndoError as exc:
+            if views:
+                return views
+            raise UsageError(f"{where}: {exc}") from None
+        view = start(turn, undo_call_check, kind="undo", where=where)
+        views.append(view)
+        result = view.call.result
+        if result is None or result.status != CallStatus.COMPLETED:
+            return views
+
+
+def _default_undo(turn: Turn) -> str:
+    return default_target(turn, "undo").call_id
+
+
+__all__ = [
+    "ConflictView",
+    "HistoryView",
+    "UndoMagics",
+    "can_undo",
+    "from_widget",
+    "start",
+    "undo_panel",
+    "undo_whole_turn",
+]

@@ -1,0 +1,312 @@
+"""Undo, redo and the history through a real IPython shell: ``%apply_patch_undo``,
+``%apply_patch_redo``, ``%apply_patch_turn --undo/--history``, ``result.undo()``, and the
+widget's Undo button driven through its message handler (docs/behaviour.md §12). Every undo is
+checked against the whole tree before the call, modes included (tests/trees.py)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+
+from applypatch_ext.jupyter import undo as undo_module
+from applypatch_ext.jupyter.session import SESSION
+
+from ..trees import snapshot_dir_with_modes
+from .conftest import Magic, RecordingWidget
+
+
+def patch(body: str) -> str:
+    return f"*** Begin Patch\n{body}\n*** End Patch\n"
+
+
+@pytest.fixture
+def magic(run_magic: Magic, monkeypatch: pytest.MonkeyPatch) -> Magic:
+    monkeypatch.setattr(undo_module, "ApplyPatchWidget", RecordingWidget)
+    SESSION.turns.clear()  # a fresh session's history: its first turn is turn-1
+    return run_magic
+
+
+def line(ip: InteractiveShell, name: str, text: str = "") -> Any:
+    before = len(RecordingWidget.instances)
+    with capture_output() as captured:
+        ip.run_line_magic(name, text)
+    return captured, RecordingWidget.instances[before:]
+
+
+def click(widget: RecordingWidget, content: dict[str, Any]) -> None:
+    """What a click on the Undo / Redo button (or the undo's approval) delivers to the kernel."""
+    widget._handle_custom_msg(content, [])
+
+
+def test_undo_magic_restores_the_tree_and_empties_the_turn_diff(
+    magic: Magic, ip: InteractiveShell, tmp_path: Path
+) -> None:
+    (tmp_path / "crlf.txt").write_bytes(b"one\r\ntwo\r\nend")
+    (tmp_path / "run.sh").write_bytes(b"#!/bin/sh\n")
+    os.chmod(tmp_path / "run.sh", 0o755)
+    (tmp_path / "src.txt").write_bytes(b"src\n")
+    (tmp_path / "dst.txt").write_bytes(b"dst\n")
+    before = snapshot_dir_with_modes(tmp_path)
+    body = (
+        "*** Update File: crlf.txt\n@@\n-two\n+TWO\n*** Delete File: run.sh\n"
+        "*** Update File: src.txt\n*** Move to: dst.txt\n@@\n-src\n+moved\n"
+        "*** Add File: new/dir/a.txt\n+a"
+    )
+    run = magic("result --stream-chunk 0", patch(body))
+    assert ip.user_ns["result"].status == "completed"
+    assert run.widget.undo["place"] == {"index": 1, "count": 1, "turn_id": "turn-1"}
+    assert run.widget.undo["can_undo"] is True and run.widget.undo["can_redo"] is False
+
+    _captured, [undo_widget] = line(ip, "apply_patch_undo")
+    assert undo_widget.status == "completed"
+    assert undo_widget.undo["of"] == "call-1" and undo_widget.undo["kind"] == "undo"
+    assert undo_widget.undo["place"]["index"] == 2
+    assert snapshot_dir_with_modes(tmp_path) == before
+    assert SESSION.turn is not None and SESSION.turn.turn_diff() == ""
+    # the original widget now offers Redo, not Undo
+    assert run.widget.undo["can_undo"] is False and run.widget.undo["can_redo"] is True
+
+    line(ip, "apply_patch_redo", "call-1")
+    assert (tmp_path / "dst.txt").read_bytes() == b"moved\n"
+    assert not (tmp_path / "run.sh").exists()
+
+
+def test_conflict_shows_three_versions_and_undoes_nothing(
+    magic: Magic, ip: InteractiveShell, tmp_path: Path
+) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    (tmp_path / "b.txt").write_text("b\n")
+    magic(
+        "--stream-chunk 0",
+        patch("*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-b\n+B"),
+    )
+    (tmp_path / "b.txt").write_text("B\nmine\n")
+    edited = snapshot_dir_with_modes(tmp_path)
+
+    captured, _ = line(ip, "apply_patch_undo", "--no-widget")
+    assert snapshot_dir_with_modes(tmp_path) == edited
+    texts = [o.data.get("text/plain", "") for o in captured.outputs]
+    conflict = next(t for t in texts if t.startswith("Undo conflict"))
+    assert "b.txt: b.txt is not as the call left it" in conflict
+    assert "--- before the call\nb\n--- as the call left it\nB\n--- now\nB\nmine" in conflict
+    html = next(
+        o.data["text/html"]
+        for o in captured.outputs
+        if "Undo conflict" in o.data.get("text/html", "")
+    )
+    assert "as the call left it" in html and "mine" in html
+
+    line(ip, "apply_patch_undo", "call-1 --only a.txt")
+    assert (tmp_path / "a.txt").read_text() == "a\n"
+    assert (tmp_path / "b.txt").read_text() == "B\nmine\n"
+    line(ip, "apply_patch_undo", "call-1 --force")
+    assert (tmp_path / "b.txt").read_text() == "b\n"
+
+
+def test_bad_input_raises_usage_error(magic: Magic, ip: InteractiveShell) -> None:
+    with pytest.raises(UsageError, match="no call has run in this session's turn yet"):
+        ip.run_line_magic("apply_patch_undo", "")
+    magic("--stream-chunk 0", patch("*** Add File: a.txt\n+a"))
+    with pytest.raises(
+        UsageError, match=r"%apply_patch_undo: no call 'call-7' in turn-1; its calls: call-1"
+    ):
+        ip.run_line_magic("apply_patch_undo", "call-7")
+    with pytest.raises(UsageError, match=r"not a file this call changed; its files: a\.txt"):
+        ip.run_line_magic("apply_patch_undo", "--only other.txt")
+    with pytest.raises(UsageError, match="nothing to redo in turn-1"):
+        ip.run_line_magic("apply_patch_redo", "")
+    with pytest.raises(UsageError, match="--approve"):
+        ip.run_line_magic("apply_patch_undo", "--approve maybe")
+    line(ip, "apply_patch_undo")
+    with pytest.raises(UsageError, match="nothing to undo in turn-1"):
+        ip.run_line_magic("apply_patch_undo", "")
+
+
+def test_turn_undo_newest_first_and_the_history(
+    magic: Magic, ip: InteractiveShell, tmp_path: Path
+) -> None:
+    (tmp_path / "a.txt").write_text("1\n")
+    before = snapshot_dir_with_modes(tmp_path)
+    magic("--stream-chunk 0", patch("*** Update File: a.txt\n@@\n-1\n+2"))
+    magic("--stream-chunk 0", patch("*** Update File: a.txt\n@@\n-2\n+3\n*** Add File: b.txt\n+b"))
+    _captured, widgets = line(ip, "apply_patch_turn", "--undo")
+    assert [w.undo["of"] for w in widgets] == ["call-2", "call-1"]
+    assert snapshot_dir_with_modes(tmp_path) == before
+    captured, _ = line(ip, "apply_patch_turn", "--history")
+    [shown] = captured.outputs
+    plain = shown.data["text/plain"]
+    assert plain.splitlines()[0].split() == [
+        "turn",
+        "#",
+        "call",
+        "kind",
+        "status",
+        "files",
+        "+",
+        "-",
+        "undone",
+    ]
+    assert "call-2  patch" in plain and "a.txt, b.txt  2  1  undone" in plain
+    assert "undo of call-2" in plain
+    assert "<table" in shown.data["text/html"]
+    assert (
+        r"| turn\-1 | 1 | call\-1 | patch | completed | a\.txt | 1 | 1 | undone |"
+        in shown.data["text/markdown"]
+    )
+    # a second turn is listed too
+    magic("--new-turn --stream-chunk 0", patch("*** Add File: c.txt\n+c"))
+    captured, _ = line(ip, "apply_patch_turn", "--history")
+    assert "turn-2" in captured.outputs[0].data["text/plain"]
+
+
+def test_result_undo_and_redo(magic: Magic, ip: InteractiveShell, tmp_path: Path) -> None:
+    (tmp_path / "n.txt").write_bytes(b"no newline")
+    before = snapshot_dir_with_modes(tmp_path)
+    magic("result --stream-chunk 0", patch("*** Delete File: n.txt"))
+    result = ip.user_ns["result"]
+    with capture_output():
+        undone = result.undo()
+    assert undone.status == "completed"
+    assert snapshot_dir_with_modes(tmp_path) == before
+    with capture_output():
+        redone = result.redo()
+    assert redone.status == "completed" and not (tmp_path / "n.txt").exists()
+    with capture_output():
+        result.undo()
+    (tmp_path / "n.txt").write_bytes(b"changed")
+    with capture_output():
+        conflicted = result.redo()
+    assert conflicted.status == "error"
+    [conflict] = conflicted.conflicts
+    assert conflict["before"]["content"] == "no newline"
+    assert conflict["left"]["exists"] is False
+    assert conflict["now"]["content"] == "changed"
+
+
+def test_the_undo_button_runs_the_undo_and_shows_the_conflict(
+    magic: Magic, ip: InteractiveShell, tmp_path: Path
+) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    before = snapshot_dir_with_modes(tmp_path)
+    run = magic("--stream-chunk 0", patch("*** Update File: a.txt\n@@\n-a\n+A"))
+    widget = run.widget
+    (tmp_path / "a.txt").write_text("A\nby hand\n")
+    click(widget, {"type": "undo", "kind": "undo"})
+    last = widget.undo["last"]
+    assert last["status"] == "error" and last["kind"] == "undo"
+    [conflict] = last["conflicts"]
+    assert conflict["now"]["content"] == "A\nby hand\n"
+    assert conflict["left"]["content"] == "A\n" and conflict["before"]["content"] == "a\n"
+    assert (tmp_path / "a.txt").read_text() == "A\nby hand\n"
+    assert widget.undo["can_undo"] is True
+
+    (tmp_path / "a.txt").write_text("A\n")
+    click(widget, {"type": "undo", "kind": "undo"})
+    assert widget.undo["last"]["status"] == "completed"
+    assert "M a.txt" in widget.undo["last"]["output"]
+    assert snapshot_dir_with_modes(tmp_path) == before
+    assert widget.undo["can_undo"] is False and widget.undo["can_redo"] is True
+    assert widget.undo["place"]["count"] == 3  # the call, the failed undo, the undo
+
+    click(widget, {"type": "undo", "kind": "redo"})
+    assert widget.undo["last"]["status"] == "completed"
+    assert (tmp_path / "a.txt").read_text() == "A\n"
+    # nothing left to redo: the button's message says so in the widget, no exception
+    click(widget, {"type": "undo", "kind": "redo"})
+    assert widget.undo["last"]["status"] == "error"
+    assert "nothing to redo in call-1" in widget.undo["last"]["error"]
+
+
+def test_an_undo_outside_the_root_asks_like_the_call(
+    magic: Magic, ip: InteractiveShell, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    before = snapshot_dir_with_modes(tmp_path)
+    run = magic(
+        f"--cwd {project} --exclude-tmp --stream-chunk 0", patch("*** Add File: ../out.txt\n+out")
+    )
+    widget = run.widget
+    assert widget.status == "awaiting-approval"
+    with capture_output():
+        widget.approve("approve")
+    assert (tmp_path / "out.txt").exists()
+
+    click(widget, {"type": "undo", "kind": "undo"})
+    last = widget.undo["last"]
+    assert last["status"] == "awaiting-approval"
+    assert last["approval"]["files"] == [str(tmp_path / "out.txt")]
+    assert (tmp_path / "out.txt").exists()
+    click(widget, {"type": "undo-approval", "decision": "approve"})
+    assert widget.undo["last"]["status"] == "completed"
+    assert snapshot_dir_with_modes(tmp_path) == before
+
+
+def test_partial_failure_and_inexact_delta_through_the_shell(
+    magic: Magic, ip: InteractiveShell, tmp_path: Path
+) -> None:
+    (tmp_path / "keep.txt").write_text("keep\n")
+    before = snapshot_dir_with_modes(tmp_path)
+    run = magic(
+        "result --fault delete:keep.txt --stream-chunk 0",
+        patch("*** Add File: first.txt\n+1\n*** Delete File: keep.txt"),
+    )
+    assert run.widget.status == "failed" and run.widget.delta["exact"] is True
+    assert run.widget.undo["can_undo"] is True
+    line(ip, "apply_patch_undo")  # the committed prefix, exactly
+    assert snapshot_dir_with_modes(tmp_path) == before
+
+    (tmp_path / "b.txt").write_text("b\n")
+    magic(
+        "--fault write:2 --stream-chunk 0",
+        patch("*** Add File: a.txt\n+a\n*** Update File: b.txt\n@@\n-b\n+B"),
+    )
+    with pytest.raises(UsageError) as refused:
+        ip.run_line_magic("apply_patch_undo", "")
+    assert "inexact (exact=False)" in str(refused.value)
+    assert "Files whose state is known: a.txt" in str(refused.value)
+    line(ip, "apply_patch_undo", "--only a.txt")
+    assert not (tmp_path / "a.txt").exists()
+
+
+def test_the_widget_offers_the_ways_on_after_a_conflict_and_a_refusal(
+    magic: Magic, ip: InteractiveShell, tmp_path: Path
+) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    (tmp_path / "b.txt").write_text("b\n")
+    run = magic(
+        "--stream-chunk 0",
+        patch("*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-b\n+B"),
+    )
+    widget = run.widget
+    (tmp_path / "b.txt").write_text("mine\n")
+    click(widget, {"type": "undo", "kind": "undo"})
+    others, force = widget.undo["last"]["choices"]
+    assert others["label"] == "Undo the other files only"
+    assert others["message"] == {"type": "undo", "kind": "undo", "only": [str(tmp_path / "a.txt")]}
+    assert force["message"] == {"type": "undo", "kind": "undo", "force": True}
+    click(widget, others["message"])  # what the button sends
+    assert widget.undo["last"]["status"] == "completed"
+    assert (tmp_path / "a.txt").read_text() == "a\n"
+    assert (tmp_path / "b.txt").read_text() == "mine\n"
+
+    # an inexact delta: the refusal offers the known files
+    (tmp_path / "c.txt").write_text("c\n")
+    inexact = magic(
+        "--fault write:2 --stream-chunk 0",
+        patch("*** Add File: d.txt\n+d\n*** Update File: c.txt\n@@\n-c\n+C"),
+    )
+    click(inexact.widget, {"type": "undo", "kind": "undo"})
+    last = inexact.widget.undo["last"]
+    assert "inexact (exact=False)" in last["error"]
+    [known] = last["choices"]
+    assert known["message"]["only"] == [str(tmp_path / "d.txt")]
+    click(inexact.widget, known["message"])
+    assert inexact.widget.undo["last"]["status"] == "completed"
+    assert not (tmp_path / "d.txt").exists()
