@@ -8,7 +8,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -143,20 +142,19 @@ def test_a_failing_patch_without_dry_run_is_a_status_not_an_exception(
 
 
 def test_stream_chunk_and_delay(run_magic: Magic) -> None:
+    """The explicit pace feeds the cell 20 characters at a time: every text the widget got is a
+    prefix the stream reached (a multiple of 20 characters, or the whole cell), growing."""
     text = patch("*** Add File: s.txt", *[f"+line {i}" for i in range(10)])
-    chunks = -(-len(text) // 20)
-    started = time.monotonic()
     run = run_magic("--stream-chunk 20 --stream-delay 0.03", text)
-    elapsed = time.monotonic() - started
-    assert elapsed >= chunks * 0.03 * 0.9
     texts = [u["patch_text"] for u in run.widget.updates() if "patch_text" in u]
-    assert len(texts) >= chunks // 2 and texts[-1] == text
+    assert len(texts) >= 2 and texts[-1] == text
+    assert [len(t) for t in texts] == sorted({len(t) for t in texts})
+    assert all(text.startswith(t) and (len(t) % 20 == 0 or t == text) for t in texts)
 
 
 def test_stream_chunk_zero_feeds_the_text_whole(run_magic: Magic) -> None:
-    started = time.monotonic()
+    # one delta, so no pause at all (the plan's total pause: tests/core/turn/test_pacing.py)
     run = run_magic("--stream-chunk 0 --stream-delay 5", ADD_A)
-    assert time.monotonic() - started < 4  # no pause when there is one delta
     assert [u["patch_text"] for u in run.widget.updates() if "patch_text" in u] == [ADD_A]
 
 
