@@ -81,15 +81,50 @@ class Decision(StrEnum):
         return self is not Decision.DECLINE
 
 
-Approver: TypeAlias = Callable[[ApplyPatchApprovalRequest], "Decision | str"]
+#: A selection of a patch's hunks: per path as the patch writes it, True (all of it), False
+#: (none of it) or the 0-based indexes of the chunks to apply (docs/behaviour.md §6.7).
+Accept: TypeAlias = Mapping[str, "bool | Sequence[int]"]
 
 
-def as_approver(answer: Approver | Decision | str | None) -> Approver | None:
-    """A callable approver from a callable, a fixed answer, or None (stop and wait)."""
+@dataclass(frozen=True)
+class Answer:
+    """A full answer to an approval request: the decision, and with an approval the hunks
+    accepted (None: all of them), with a decline the user's reason (docs/behaviour.md §6.7)."""
+
+    decision: Decision
+    accept: Accept | None = None
+    reason: str | None = None
+
+    @classmethod
+    def of(cls, answer: Answer | Decision | str) -> Answer:
+        if isinstance(answer, Answer):
+            return answer
+        return cls(Decision(answer))
+
+
+Approver: TypeAlias = Callable[[ApplyPatchApprovalRequest], "Answer | Decision | str"]
+
+
+def as_approver(answer: Approver | Answer | Decision | str | None) -> Approver | None:
+    """A callable approver from a callable, a fixed answer, or None (stop and wait).
+
+    A fixed :class:`Answer` with a selection answers the call's first request with it; the
+    requests after it (the selection's own, a retry) get its decision alone."""
     if answer is None or callable(answer):
         return answer
-    fixed = Decision(answer)
-    return lambda _request: fixed
+    fixed = Answer.of(answer)
+    if fixed.accept is None:
+        return lambda _request: fixed
+    plain = Answer(fixed.decision, reason=fixed.reason)
+    first = [True]
+
+    def approver(_request: ApplyPatchApprovalRequest) -> Answer:
+        if first[0]:
+            first[0] = False
+            return fixed
+        return plain
+
+    return approver
 
 
 # -- the one option table ---------------------------------------------------------------------
@@ -231,6 +266,15 @@ OPTIONS: Final[tuple[Option, ...]] = (
         _REPLAYS,
         default=Decision.DECLINE.value,
         choices=_values(Decision),
+    ),
+    Option(
+        "--review",
+        OptionKind.FLAG,
+        "Ask for approval even where the policy would auto-approve, so that every file and "
+        "chunk can be reviewed (and some left out) before anything is written.",
+        _SAFETY,
+        _CALLS,
+        field="review",
     ),
     Option(
         "--line-endings",
@@ -389,6 +433,8 @@ class PipelineOptions:
     content_validator: ContentValidator | None = None
     #: What an objection does: refuse (a verification error) or warn (apply anyway).
     invalid_content: InvalidContent = InvalidContent.REFUSE
+    #: Ask for approval even where the policy would auto-approve (``--review``).
+    review: bool = False
 
     @classmethod
     def from_strings(
@@ -405,6 +451,7 @@ class PipelineOptions:
         throttle_ms: int = _FIELD_DEFAULTS["throttle_ms"],
         faults: Sequence[str] = (),
         invalid_content: str = _FIELD_DEFAULTS["invalid_content"],
+        review: bool = False,
     ) -> PipelineOptions:
         """Options from the texts a user types (the defaults are the option table's).
 
@@ -445,6 +492,7 @@ class PipelineOptions:
             throttle=throttle_ms / 1000,
             faults=tuple(faults),
             invalid_content=choice("invalid-notebooks", invalid_content, InvalidContent),
+            review=bool(review),
         )
 
     @classmethod

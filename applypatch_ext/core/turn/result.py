@@ -67,6 +67,10 @@ class CallResult:
     workdir: str | None = None
     #: The content validator's objections to content applied anyway (``InvalidContent.WARN``).
     warnings: tuple[str, ...] = ()
+    #: The patch of the hunks the user selected (docs/behaviour.md §6.7), None without one.
+    selected: ParsedPatch | None = None
+    #: A line per file or chunk the user left out (``not applied, by the user: ...``).
+    not_applied: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -90,6 +94,8 @@ class CallResult:
             "workdir": self.workdir,
             "explanation": None if self.explanation is None else self.explanation.to_json(),
             "warnings": list(self.warnings),
+            "selected_patch": None if self.selected is None else self.selected.patch,
+            "not_applied": list(self.not_applied),
             "events": [e.to_json() for e in self.events],
         }
 
@@ -136,6 +142,9 @@ class Progress:
     attempts: int = 0
     #: the content validator's objections, when the call applies anyway (``warn``)
     warnings: tuple[str, ...] = ()
+    #: the patch of the hunks the user selected, and what was left out (§6.7)
+    selected: ParsedPatch | None = None
+    not_applied: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -185,4 +194,6 @@ def build_result(
         explanation=stop.explanation,
         workdir=progress.workdir,
         warnings=progress.warnings,
+        selected=progress.selected,
+        not_applied=progress.not_applied,
     )
