@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from ..core.turn.events import RecordedEvent
-from ..core.turn.options import CallStatus, Decision
+from ..core.turn.options import Accept, Answer, CallStatus, Decision
 from ..core.turn.result import CallResult
 from ..core.turn.turn import ApplyPatchCall
 from .display import turn_diff_files_json
@@ -24,6 +24,19 @@ from .widget import ApplyPatchWidget
 DISPLAY_LIMIT: Final = 200_000
 #: Minimum interval between two updates of the streamed text in the widget, in seconds.
 TEXT_UPDATE_INTERVAL: Final = 0.05
+
+
+def _selection(accept: Accept) -> Accept:
+    """A selection from JSON (the widget's message) or Python: lists of chunk indexes as
+    tuples, so that the core's checks see one shape; anything else is left to them."""
+    if not isinstance(accept, dict):
+        raise ValueError(
+            f"accept: give a dict of path to True, False or chunk indexes, not {accept!r}"
+        )
+    return {
+        str(path): tuple(value) if isinstance(value, list | tuple | set | frozenset) else value
+        for path, value in accept.items()
+    }
 
 
 class CallView:
@@ -85,21 +98,35 @@ class CallView:
         core = self.call.dry_run() if dry_run else self.call.run(approver)
         return self._publish(core)
 
-    def decide(self, decision: str) -> None:
+    def decide(
+        self, decision: str, accept: Accept | None = None, reason: str | None = None
+    ) -> None:
         """An approval button was clicked: resume the call with that decision.
 
-        The resumed call runs under the same interrupt guard as a first run: a kernel interrupt
-        while it writes cancels it between two files, and it ends ``cancelled``.
+        A message that cannot answer the request (an unknown decision, a selection the patch
+        does not allow) is ignored: the call still waits, and the widget says why.
         """
         if self.call.result is None or self.call.result.status != CallStatus.AWAITING_APPROVAL:
             return
         try:
-            parsed = Decision(decision)
-        except ValueError:
-            return
+            self.answer(Decision(decision), accept, reason)
+        except ValueError as exc:
+            if self.widget is not None:
+                self.widget.review = {**self.widget.review, "error": str(exc)}
+
+    def answer(
+        self, decision: Decision, accept: Accept | None = None, reason: str | None = None
+    ) -> None:
+        """Resume the call with an answer; ``ValueError`` when it cannot answer the request.
+
+        The resumed call runs under the same interrupt guard as a first run: a kernel interrupt
+        while it writes cancels it between two files, and it ends ``cancelled``.
+        """
+        accept = None if accept is None else _selection(accept)
+        self.call.check_answer(Answer(decision, accept, reason))
         with cancel_on_interrupt(self.call.cancel):
             try:
-                core = self.call.resume(parsed, self._approver)
+                core = self.call.resume(decision, self._approver, accept=accept, reason=reason)
             except BaseException:
                 # The call recorded how it ended (cancelled): show that, not a stale request.
                 if self.call.result is not None:
@@ -107,10 +134,15 @@ class CallView:
                 raise
         self._publish(core)
 
+    def _decide_from_code(
+        self, decision: str, accept: Accept | None = None, reason: str | None = None
+    ) -> None:
+        self.answer(Decision(decision), accept, reason)
+
     def _publish(self, core: CallResult) -> PatchCallResult:
         """The call stopped (or waits): its result fills what no event carried."""
         if self.result is None:
-            self.result = PatchCallResult(core, self.decide, self.call.turn.tracker)
+            self.result = PatchCallResult(core, self._decide_from_code, self.call.turn.tracker)
         else:
             self.result._update(core)
         if core.status != CallStatus.AWAITING_APPROVAL:

@@ -82,7 +82,8 @@ class Decision(StrEnum):
 
 
 #: A selection of a patch's hunks: per path as the patch writes it, True (all of it), False
-#: (none of it) or the 0-based indexes of the chunks to apply (docs/behaviour.md §6.7).
+#: (none of it) or the 0-based indexes of the chunks to apply; a path it does not name is not
+#: applied (docs/behaviour.md §6.7).
 Accept: TypeAlias = Mapping[str, "bool | Sequence[int]"]
 
 
@@ -275,6 +276,25 @@ OPTIONS: Final[tuple[Option, ...]] = (
         _SAFETY,
         _CALLS,
         field="review",
+    ),
+    Option(
+        "--accept",
+        OptionKind.APPEND,
+        "With --approve approve or approve-for-session: apply only what is named - PATH (the "
+        "whole file), PATH:0,2 (those 0-based chunks of an Update), PATH:all, PATH:none; "
+        "repeat for several (a path not named is not applied). The patch of the selection is "
+        "verified and assessed again, and the model is told what was left out.",
+        _SAFETY,
+        frozenset((FrontEnd.MAGIC,)),
+        metavar="PATH[:N,M]",
+    ),
+    Option(
+        "--reason",
+        OptionKind.VALUE,
+        "With --approve decline: why, told to the model after 'patch rejected by user'.",
+        _SAFETY,
+        frozenset((FrontEnd.MAGIC,)),
+        metavar="TEXT",
     ),
     Option(
         "--line-endings",

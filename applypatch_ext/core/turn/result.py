@@ -71,6 +71,10 @@ class CallResult:
     selected: ParsedPatch | None = None
     #: A line per file or chunk the user left out (``not applied, by the user: ...``).
     not_applied: tuple[str, ...] = ()
+    #: While the call waits: what the request asks about, file by file and chunk by chunk
+    #: (:func:`~.review.review_files`), and whether it can be answered with a selection.
+    review: tuple[dict[str, Any], ...] = ()
+    selectable: bool = False
 
     @property
     def ok(self) -> bool:
@@ -159,6 +163,8 @@ class Stop:
     stderr: str = ""
     explanation: MatchExplanation | None = None
     pending_request: ApplyPatchApprovalRequest | None = None
+    review: tuple[dict[str, Any], ...] = ()
+    selectable: bool = False
 
     @classmethod
     def because(cls, status: CallStatus, message: str) -> Stop:
@@ -196,4 +202,6 @@ def build_result(
         warnings=progress.warnings,
         selected=progress.selected,
         not_applied=progress.not_applied,
+        review=stop.review,
+        selectable=stop.selectable,
     )

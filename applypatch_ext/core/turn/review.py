@@ -92,7 +92,8 @@ class Selection:
 
 
 def normalize_selection(parsed: ParsedPatch, accept: Accept) -> Selection:
-    """Check ``accept`` against the patch; a path it does not name is accepted whole.
+    """Check ``accept`` against the patch. It names what the approval covers: a path it does
+    not name is not applied (an approval covers what was named, nothing else).
 
     Raises ``ValueError`` naming the path and what is valid: a path not in the patch, a chunk
     index out of range, a list for a file that is all or nothing, a value of another type.
@@ -100,10 +101,7 @@ def normalize_selection(parsed: ParsedPatch, accept: Accept) -> Selection:
     counts = _chunk_counts(parsed)
     whole = _whole_only(parsed)
     valid_paths = ", ".join(counts)
-    keep: dict[str, frozenset[int]] = {
-        path: frozenset(range(count)) if count else frozenset((-1,))
-        for path, count in counts.items()
-    }
+    keep: dict[str, frozenset[int]] = {path: frozenset() for path in counts}
     for path, value in accept.items():
         if path not in counts:
             raise ValueError(
@@ -137,6 +135,37 @@ def normalize_selection(parsed: ParsedPatch, accept: Accept) -> Selection:
             indexes.add(item)
         keep[path] = frozenset(indexes)
     return Selection(keep, counts)
+
+
+def parse_accept(specs: Sequence[str]) -> dict[str, bool | tuple[int, ...]]:
+    """A selection from ``--accept`` texts: ``PATH`` or ``PATH:all`` (the whole file),
+    ``PATH:none`` (not at all), ``PATH:0,2`` (those 0-based chunks). A suffix after the last
+    ``:`` that is none of these is part of the path. Raises ``ValueError`` naming the text."""
+    accept: dict[str, bool | tuple[int, ...]] = {}
+    for spec in specs:
+        path, colon, suffix = spec.rpartition(":")
+        value: bool | tuple[int, ...]
+        if colon and suffix.strip() in ("all", "none"):
+            value = suffix.strip() == "all"
+        elif colon and suffix.replace(",", "").replace(" ", "").isdigit():
+            items = [item.strip() for item in suffix.split(",")]
+            if not all(item.isascii() and item.isdigit() for item in items):
+                raise ValueError(
+                    f"--accept {spec!r}: chunk indexes are 0-based integers separated by "
+                    f"commas, e.g. {path}:0,2"
+                )
+            value = tuple(int(item) for item in items)
+        else:
+            path, value = spec, True
+        if not path:
+            raise ValueError(
+                f"--accept {spec!r}: name a path of the patch: PATH, PATH:0,2, PATH:all or "
+                "PATH:none"
+            )
+        if path in accept:
+            raise ValueError(f"--accept names {path!r} twice; give each path once")
+        accept[path] = value
+    return accept
 
 
 def select_hunks(parsed: ParsedPatch, selection: Selection) -> ParsedPatch | None:

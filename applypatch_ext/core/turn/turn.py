@@ -336,7 +336,13 @@ class ApplyPatchCall:
                 while True:
                     if approver is None:
                         self._advance(stage=Stage.WAITING_FOR_APPROVAL)
-                        waiting = Stop(CallStatus.AWAITING_APPROVAL, "", pending_request=request)
+                        waiting = Stop(
+                            CallStatus.AWAITING_APPROVAL,
+                            "",
+                            pending_request=request,
+                            review=tuple(self.review()),
+                            selectable=self.reviewable,
+                        )
                         self.result = self._result(waiting)
                         return self.result
                     request = self._steps.send(Answer.of(approver(request)))

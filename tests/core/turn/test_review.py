@@ -75,7 +75,7 @@ def event(result: Any, kind: str, n: int = -1) -> dict[str, Any]:
 
 def test_a_selection_is_a_new_patch_in_canonical_text() -> None:
     parsed = parse_patch(PATCH)
-    selection = normalize_selection(parsed, {"a.txt": [0, 2], "c.txt": False})
+    selection = normalize_selection(parsed, {"a.txt": [0, 2], "b.txt": True, "c.txt": False})
     selected = select_hunks(parsed, selection)
     assert selected is not None
     assert selected.patch == (
@@ -94,10 +94,13 @@ def test_a_selection_is_a_new_patch_in_canonical_text() -> None:
 
 def test_everything_and_nothing() -> None:
     parsed = parse_patch(PATCH)
-    assert normalize_selection(parsed, {}).everything
-    assert normalize_selection(parsed, {"a.txt": [0, 1, 2]}).everything
-    nothing = normalize_selection(parsed, {"a.txt": [], "b.txt": False, "c.txt": False})
+    assert normalize_selection(parsed, {"a.txt": True, "b.txt": True, "c.txt": True}).everything
+    assert normalize_selection(
+        parsed, {"a.txt": [0, 1, 2], "b.txt": True, "c.txt": True}
+    ).everything
+    nothing = normalize_selection(parsed, {"a.txt": [], "b.txt": False})
     assert nothing.nothing and select_hunks(parsed, nothing) is None
+    assert normalize_selection(parsed, {}).nothing  # an approval covers what it names
     assert not_applied(nothing) == [
         "not applied, by the user: a.txt",
         "not applied, by the user: b.txt",
@@ -156,7 +159,7 @@ def test_partial_approval_applies_the_selected_hunks_only(tmp_path: Path) -> Non
     assert waiting.status == CallStatus.AWAITING_APPROVAL
     assert event(waiting, "patch_apply_begin")["auto_approved"] is False  # --review asks
     assert call.reviewable
-    result = call.resume("approve", accept={"a.txt": [0, 2], "c.txt": False})
+    result = call.resume("approve", accept={"a.txt": [0, 2], "b.txt": True})
     assert result.status == CallStatus.COMPLETED
     assert snapshot_dir(tmp_path) == {
         "a.txt": THREE.replace("one", "ONE").replace("nine", "NINE").encode(),
@@ -185,9 +188,14 @@ def test_partial_approval_applies_the_selected_hunks_only(tmp_path: Path) -> Non
 def test_a_fixed_answer_with_a_selection(tmp_path: Path) -> None:
     write(tmp_path, {"a.txt": THREE, "c.txt": "sea\n"})
     turn = Turn(str(tmp_path), options=workspace(tmp_path, review=True))
-    result = turn.run(PATCH, Answer(Decision.APPROVE, accept={"a.txt": [1], "b.txt": False}))
+    result = turn.run(PATCH, Answer(Decision.APPROVE, accept={"a.txt": [1], "c.txt": True}))
     assert result.status == CallStatus.COMPLETED
     assert snapshot_dir(tmp_path) == {"a.txt": THREE.replace("five", "FIVE").encode()}
+    assert result.not_applied == (
+        "not applied, by the user: a.txt chunk 1 of 3",
+        "not applied, by the user: a.txt chunk 3 of 3",
+        "not applied, by the user: b.txt",
+    )
 
 
 def test_a_selection_reaching_outside_the_root_asks_again(tmp_path: Path) -> None:
@@ -200,7 +208,7 @@ def test_a_selection_reaching_outside_the_root_asks_again(tmp_path: Path) -> Non
     _turn, call = start(root, text)
     first = call.run()
     assert first.status == CallStatus.AWAITING_APPROVAL  # outside the root: asks
-    second = call.resume("approve", accept={"in.txt": False})
+    second = call.resume("approve", accept={f"{outside}/out.txt": True})
     # the selection still writes outside the root: its own request, with its own text
     assert second.status == CallStatus.AWAITING_APPROVAL
     request = second.pending_request
@@ -238,7 +246,7 @@ def test_a_selection_inside_the_root_applies_without_a_second_request(tmp_path: 
     )
     _turn, call = start(root, text)
     call.run()
-    done = call.resume("approve", accept={f"{outside}/out.txt": False})
+    done = call.resume("approve", accept={"in.txt": True})
     assert done.status == CallStatus.COMPLETED
     assert event(done, "patch_safety_assessed")["decision"] == "auto-approve"
     assert (root / "in.txt").read_text() == "IN\n" and (outside / "out.txt").read_text() == "out\n"
@@ -249,7 +257,7 @@ def test_nothing_selected_applies_nothing_and_says_so(tmp_path: Path) -> None:
     before = snapshot_dir(tmp_path)
     _turn, call = start(tmp_path, PATCH, review=True)
     call.run()
-    result = call.resume("approve", accept={"a.txt": False, "b.txt": False, "c.txt": False})
+    result = call.resume("approve", accept={"a.txt": False})
     assert result.status == CallStatus.DECLINED
     assert result.output == (
         "patch rejected by user\nnot applied, by the user: a.txt\n"
