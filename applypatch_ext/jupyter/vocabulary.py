@@ -128,7 +128,7 @@ def _safety_meanings() -> dict[str, dict[str, str]]:
     }
 
 
-def _decision_meanings() -> list[dict[str, str]]:
+def _decision_meanings() -> list[dict[str, str | bool]]:
     labels = {
         Decision.APPROVE: ("Approve", "applypatch-approve"),
         Decision.APPROVE_FOR_SESSION: ("Approve for session", "applypatch-approve-session"),
