@@ -1688,6 +1688,27 @@ function reviewList(files, cwd, selectable, onChange) {
 }
 
 /**
+ * The patch text a request asks for: for a request asked again (a selection's own patch, a
+ * file changed meanwhile) it is open, since it is not the text the cell streamed.
+ * @param {string} patch
+ * @param {boolean} open
+ */
+function patchAsked(patch, open) {
+  const { shown, hidden } = truncate(patch.split("\n"), LIMITS.changeDiffLines);
+  return h(
+    "details",
+    { class: "applypatch-approval-patch", "data-testid": "applypatch-approval-patch", open },
+    h("summary", { text: "the patch text asked for" }),
+    h(
+      "pre",
+      null,
+      shown.join("\n"),
+      hidden ? h("div", { class: "applypatch-more", text: moreText(hidden) }) : null,
+    ),
+  );
+}
+
+/**
  * The pending approval request with its buttons, one per decision (see decisionList); a click
  * calls `send(decision, extra)` once, then the buttons stay disabled until a new request (another
  * files/reason/retry/patch) comes. A review (the `review` trait) lists every file and chunk with
@@ -1805,6 +1826,7 @@ export function approvalSection(send, decisions, selection = null) {
         ...listed.map((f) => h("li", null, h("code", { text: relativePath(f, dir) }))),
         hidden ? h("li", { class: "applypatch-more", text: moreText(hidden, "path") }) : null,
       ),
+      approval.patch ? patchAsked(str(approval.patch), Boolean(approval.reason) && !approval.retry) : null,
     );
     const reviewFiles = arr(reviewState.files).map(obj);
     const selectable = reviewState.selectable === true;

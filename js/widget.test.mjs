@@ -1464,6 +1464,10 @@ describe("sections", () => {
     assert.equal(el.byTestId("applypatch-review-chunk-0-0").disabled, true);
     assert.equal(el.byTestId("applypatch-apply-selected").hidden, true);
     assert.match(el.textContent, /the selected hunks only/);
+    // the selection's own patch text is shown, open: it is not the text the cell streamed
+    const asked = el.byTestId("applypatch-approval-patch");
+    assert.equal(asked.getAttribute("open"), "");
+    assert.match(asked.textContent, /the patch text asked forp/);
     // a selection the kernel refused: the note says why
     approval.update({ approval: request, cwd: "/w", review: { ...REVIEW, error: "accept: 'x' is not a path" } });
     assert.match(el.textContent, /Not sent: accept: 'x' is not a path/);
