@@ -69,7 +69,7 @@ from .options import (
 from .preview import ApplyPatchArgumentDiffConsumer
 from .result import CallResult, Progress, Stop, build_result
 from .review import normalize_selection, not_applied, review_files, select_hunks
-from .safety import Reject
+from .safety import Reject, hunk_write_paths
 from .stages import (
     ENVIRONMENT_UNAVAILABLE,
     PATCH_REJECTED,
@@ -472,6 +472,11 @@ class ApplyPatchCall:
             if first and answer.accept is not None and answer.decision.approved:
                 selection = normalize_selection(prepared.parsed, answer.accept)
             keys = approval.keys
+            if selection is not None and not selection.everything:
+                # "for session" grants what the selection writes, not what it left out
+                kept = select_hunks(prepared.parsed, selection)
+                paths = () if kept is None else hunk_write_paths(kept.hunks, prepared.cwd)
+                keys = tuple((prepared.environment, p) for p in paths)
             if not stages.record_decision(self._ctx, answer, keys, retry=False, accepted=selection):
                 return stages.declined(answer.reason)
             fresh = self._reverify(prepared)

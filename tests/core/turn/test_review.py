@@ -423,3 +423,11 @@ def test_review_is_a_call_option_of_the_one_table(tmp_path: Path) -> None:
     }
     assert "--review" in names
     assert PipelineOptions.from_strings(str(tmp_path), review=True).review
+
+
+def test_approve_for_session_with_a_selection_grants_only_the_selection(tmp_path: Path) -> None:
+    write(tmp_path, {"a.txt": THREE, "c.txt": "sea\n"})
+    turn, call = start(tmp_path, PATCH, review=True)
+    call.run()
+    call.resume("approve-for-session", accept={"b.txt": True})
+    assert turn.session_approvals == {("", f"{tmp_path}/b.txt")}
