@@ -1800,8 +1800,10 @@ export function approvalSection(send, decisions, selection = null) {
   /** @param {{approval: Record<string, any>, cwd: string, review?: Record<string, any>}} s */
   const update = ({ approval, cwd, review: reviewState = {} }) => {
     el.hidden = Object.keys(approval).length === 0;
-    shown = el.hidden ? "" : JSON.stringify([approval.files, approval.reason, approval.retry, approval.patch]);
-    const sent = shown !== "" && sentFor === shown;
+    shown = el.hidden ? "" : JSON.stringify([approval.files, approval.reason, approval.retry, reviewState.patch]);
+    // the kernel refused what was sent (a selection the patch does not allow): ask again
+    const refused = Boolean(reviewState.error);
+    const sent = shown !== "" && sentFor === shown && !refused;
     if (!sent) sentFor = "";
     if (el.hidden) {
       review?.dispose();
@@ -1826,7 +1828,7 @@ export function approvalSection(send, decisions, selection = null) {
         ...listed.map((f) => h("li", null, h("code", { text: relativePath(f, dir) }))),
         hidden ? h("li", { class: "applypatch-more", text: moreText(hidden, "path") }) : null,
       ),
-      approval.patch ? patchAsked(str(approval.patch), Boolean(approval.reason) && !approval.retry) : null,
+      reviewState.patch ? patchAsked(str(reviewState.patch), Boolean(approval.reason) && !approval.retry) : null,
     );
     const reviewFiles = arr(reviewState.files).map(obj);
     const selectable = reviewState.selectable === true;

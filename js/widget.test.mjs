@@ -952,8 +952,8 @@ describe("render", () => {
     model.set({
       status: STATUS.awaiting,
       stage: WAITING,
-      approval: { files: ["/w/a.txt"], reason: null, retry: false, cwd: "/w", patch: "p" },
-      review,
+      approval: { files: ["/w/a.txt"], reason: null, retry: false, cwd: "/w" },
+      review: { ...review, patch: "p" },
     });
     await tick();
     root.byTestId("applypatch-review-chunk-0-0").toggle();
@@ -961,8 +961,8 @@ describe("render", () => {
     assert.deepEqual(model.sent, [{ type: "approval", decision: "approve", accept: { "/w/a.txt": [1] } }]);
     // the selection's own request (asked again): a new question, answered with a reason
     model.set({
-      approval: { files: ["/w/a.txt"], reason: "the selected hunks only", retry: false, cwd: "/w", patch: "q" },
-      review: { ...review, selectable: false },
+      approval: { files: ["/w/a.txt"], reason: "the selected hunks only", retry: false, cwd: "/w" },
+      review: { ...review, selectable: false, patch: "q" },
     });
     await tick();
     root.byTestId("applypatch-reason-input").value = "not now";
@@ -1410,8 +1410,8 @@ describe("sections", () => {
       selectionButton(VOCABULARY),
     );
     const el = fake(approval.el);
-    const request = { files: ["/w/a.txt", "/w/b.txt"], reason: null, retry: false, patch: "p" };
-    approval.update({ approval: request, cwd: "/w", review: REVIEW });
+    const request = { files: ["/w/a.txt", "/w/b.txt"], reason: null, retry: false };
+    approval.update({ approval: request, cwd: "/w", review: { ...REVIEW, patch: "p" } });
     const review = el.byTestId("applypatch-review");
     assert.equal(review.getAttribute("role"), "group");
     const file = el.byTestId("applypatch-review-file-0");
@@ -1444,7 +1444,7 @@ describe("sections", () => {
     assert.deepEqual(sent, [["approve", { accept: { "a.txt": [0, 2], "b.txt": false } }]]);
     assert.equal(apply.disabled, true);
     // a file's toggle sets all its chunks
-    approval.update({ approval: { ...request, patch: "q" }, cwd: "/w", review: REVIEW }); // a new request
+    approval.update({ approval: request, cwd: "/w", review: { ...REVIEW, patch: "q" } }); // a new request
     const file2 = el.byTestId("applypatch-review-file-0");
     file2.toggle();
     assert.deepEqual(
@@ -1459,8 +1459,8 @@ describe("sections", () => {
   test("review: a request that cannot be answered with a selection shows no toggles to change", () => {
     const approval = approvalSection(() => {}, decisionList(VOCABULARY), selectionButton(VOCABULARY));
     const el = fake(approval.el);
-    const request = { files: ["/w/a.txt"], reason: "the selected hunks only", retry: false, patch: "p" };
-    approval.update({ approval: request, cwd: "/w", review: { ...REVIEW, selectable: false } });
+    const request = { files: ["/w/a.txt"], reason: "the selected hunks only", retry: false };
+    approval.update({ approval: request, cwd: "/w", review: { ...REVIEW, selectable: false, patch: "p" } });
     assert.equal(el.byTestId("applypatch-review-chunk-0-0").disabled, true);
     assert.equal(el.byTestId("applypatch-apply-selected").hidden, true);
     assert.match(el.textContent, /the selected hunks only/);
@@ -1469,8 +1469,13 @@ describe("sections", () => {
     assert.equal(asked.getAttribute("open"), "");
     assert.match(asked.textContent, /the patch text asked forp/);
     // a selection the kernel refused: the note says why
-    approval.update({ approval: request, cwd: "/w", review: { ...REVIEW, error: "accept: 'x' is not a path" } });
+    approval.update({
+      approval: request,
+      cwd: "/w",
+      review: { ...REVIEW, selectable: false, patch: "p", error: "accept: 'x' is not a path" },
+    });
     assert.match(el.textContent, /Not sent: accept: 'x' is not a path/);
+    assert.equal(el.byTestId("applypatch-approve").disabled, false); // it can be answered again
   });
 
   test("decline: the reason box beside Decline sends its text, trimmed; empty sends none", () => {

@@ -33,7 +33,7 @@ from .widget import ApplyPatchWidget
 
 #: The keys of the ``safety`` and ``approval`` traits, picked from their events.
 SAFETY_FIELDS: Final = ("decision", "reason", "sandboxed")
-APPROVAL_FIELDS: Final = ("files", "reason", "retry", "cwd", "patch")
+APPROVAL_FIELDS: Final = ("files", "reason", "retry", "cwd")
 
 
 def _pick(record: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
@@ -130,9 +130,15 @@ class CallDisplay:
             updates["proposed"] = result.proposed.to_json()  # verified, never begun
         if result.status.terminal and self.state["approval"]:
             updates["approval"] = {}  # nothing waits any more
-        waiting = result.status == CallStatus.AWAITING_APPROVAL
+        request = result.pending_request
         updates["review"] = (
-            {"files": list(result.review), "selectable": result.selectable} if waiting else {}
+            {
+                "files": list(result.review),
+                "selectable": result.selectable,
+                "patch": request.patch,  # the text asked for (a selection's own)
+            }
+            if result.status == CallStatus.AWAITING_APPROVAL and request is not None
+            else {}
         )
         if not self._own_turn_diff:
             updates.update(

@@ -112,7 +112,10 @@ class CallView:
             self.answer(Decision(decision), accept, reason)
         except ValueError as exc:
             if self.widget is not None:
-                self.widget.review = {**self.widget.review, "error": str(exc)}
+                # cleared first, so that the same refusal twice still reaches the view
+                base = {k: v for k, v in self.widget.review.items() if k != "error"}
+                self.widget.review = base
+                self.widget.review = {**base, "error": str(exc)}
 
     def answer(
         self, decision: Decision, accept: Accept | None = None, reason: str | None = None

@@ -63,9 +63,10 @@ class ApplyPatchWidget(anywidget.AnyWidget):
     proposed = traitlets.Dict(help="The verified change map of the begin event.").tag(**SHOWN)
     review = traitlets.Dict(
         help=(
-            "While the call waits: {'files': review.review_files(...), 'selectable': bool} - "
-            "every file and chunk of the request with its diff and seek pass, and whether it "
-            "can be answered with a selection (docs/behaviour.md §6.7); {} otherwise."
+            "While the call waits: {'files': review.review_files(...), 'selectable': bool, "
+            "'patch': str} - every file and chunk of the request with its diff and seek pass, "
+            "whether it can be answered with a selection, and the patch text it asks for "
+            "(docs/behaviour.md §6.7); {} otherwise."
         )
     ).tag(sync=True)
 

@@ -136,6 +136,18 @@ def test_a_bad_selection_from_the_widget_is_shown_not_raised(
         "accept: 'z.txt' is not a path of this patch; its paths are: a.txt, b.txt, c.txt"
     )
     assert (tmp_path / "c.txt").exists() and not (tmp_path / "b.txt").exists()
+    # the same refusal twice still reaches the view (cleared, then set again)
+    widget.changed.clear()
+    widget._handle_custom_msg(
+        {"type": "approval", "decision": "approve", "accept": {"z.txt": True}}, []
+    )
+    assert widget.changed.count("review") == 2 and "error" in widget.review
+    # then a valid answer goes through
+    widget._handle_custom_msg(
+        {"type": "approval", "decision": "approve", "accept": {"b.txt": True}}, []
+    )
+    assert widget.status == "completed" and widget.review == {}
+    assert (tmp_path / "b.txt").read_text() == "bee\n" and (tmp_path / "c.txt").exists()
 
 
 def test_partial_approval_from_the_magic(
@@ -172,7 +184,7 @@ def test_the_magics_selection_outside_the_root_is_asked_for_again(
     result.decide("approve", accept={f"{outside}/out.txt": True})
     assert result.status == "awaiting-approval"
     assert run.widget.approval["reason"] == SELECTION_REASON
-    assert run.widget.approval["patch"] == (
+    assert run.widget.review["patch"] == (
         f"*** Begin Patch\n*** Update File: {outside}/out.txt\n@@\n-out\n+OUT\n*** End Patch"
     )
     assert run.widget.review["selectable"] is False
