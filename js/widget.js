@@ -1573,10 +1573,10 @@ function reviewItem(label, testid, text, chunk, selectable) {
   const { shown, hidden } = truncate(lines, LIMITS.changeDiffLines);
   const diff = h(
     "pre",
-    { class: "applypatch-review-diff" },
+    { class: "applypatch-review-diff applypatch-diff" },
     ...shown.map((line) => {
       const kind = line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : line.startsWith("@@") || line.startsWith("***") ? "hunk" : "context";
-      return h("div", { class: `applypatch-line applypatch-line-${kind}`, text: line });
+      return h("div", { class: `applypatch-line applypatch-diff-${kind}`, text: line });
     }),
     hidden ? h("div", { class: "applypatch-more", text: moreText(hidden) }) : null,
   );
