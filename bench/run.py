@@ -462,7 +462,7 @@ def section_transaction(
 
 
 def section_undo(report: Report, sandbox: Sandbox, works: list[wl.Workload], runs: int) -> None:
-    """Undo (docs/behaviour.md §12) on (a)-(d): the call, then its undo (the check of every
+    """Undo (docs/behaviour.md §11) on (a)-(d): the call, then its undo (the check of every
     file, the description as a patch, the pipeline, the writes of the recorded states); the
     tree after the undo must be the tree before the call."""
     from applypatch_ext.core.turn.turn import Turn

@@ -5,8 +5,10 @@
  * One self-contained file with no imports (anywidget loads it from a blob URL, where relative
  * and CDN imports fail). Python (`applypatch_ext/jupyter/widget.py`) owns the state: this module
  * only renders the synced traits, re-rendering a section when one of its traits changes, and
- * sends messages back: `{type: "approval", decision}` when an approval button is clicked, and
- * `{type: "undo", kind}` / `{type: "undo-approval", decision}` from the Undo and Redo buttons.
+ * sends messages back: `{type: "approval", decision}` when an approval button is clicked (with
+ * `accept`, the files and chunks left selected, for "Apply selected"; with `reason`, the text
+ * beside Decline, for a decline that has one), and `{type: "undo", kind}` /
+ * `{type: "undo-approval", decision}` from the Undo and Redo buttons.
  * It never decides what a status or a stage means: Python sends it (the `vocabulary` trait:
  * per status a label, a tone the CSS styles and the flags the view branches on; per stage its
  * label and evidence; per safety decision its label and tone). It renders a bounded number of
@@ -108,7 +110,7 @@ export function stageList(vocabulary) {
  * each with its label and the button's test id: the vocabulary's `decisions` (entries without a
  * decision are dropped; without a vocabulary, a saved state, there is no button to click).
  * @param {unknown} vocabulary
- * @returns {{decision: string, label: string, testid: string}[]}
+ * @returns {{decision: string, label: string, testid: string, approves: boolean}[]}
  */
 export function decisionList(vocabulary) {
   return arr(obj(vocabulary).decisions)
@@ -118,7 +120,54 @@ export function decisionList(vocabulary) {
       decision: d.decision,
       label: str(d.label) || d.decision,
       testid: str(d.testid) || `applypatch-${d.decision}`,
+      approves: d.approves !== false,
     }));
+}
+
+/**
+ * The "Apply selected" button of a review (the vocabulary's `apply_selected`): the decision it
+ * sends with the selection; null without one (a saved state).
+ * @param {unknown} vocabulary
+ * @returns {{decision: string, label: string, testid: string} | null}
+ */
+export function selectionButton(vocabulary) {
+  const d = obj(obj(vocabulary).apply_selected);
+  if (typeof d.decision !== "string" || d.decision === "") return null;
+  return { decision: d.decision, label: str(d.label) || d.decision, testid: str(d.testid) || "applypatch-apply-selected" };
+}
+
+/**
+ * The selection of a review as the message's `accept`: per path as the patch writes it, true
+ * (all of it), false (none of it) or the chunk indexes kept (an Update partly kept). Files whose
+ * path comes twice (folded hunks) merge their chunks.
+ * @param {{path: string, whole: boolean, chunks: {index: number}[]}[]} files
+ * @param {(file: number, chunk: number | null) => boolean} selected file position, chunk index
+ *   (null: the file's own toggle, for a file that is all or nothing)
+ * @returns {Record<string, boolean | number[]>}
+ */
+export function reviewAccept(files, selected) {
+  /** @type {Record<string, {kept: number[], total: number, whole: boolean | null}>} */
+  const byPath = {};
+  files.forEach((f, i) => {
+    const entry = (byPath[f.path] ??= { kept: [], total: 0, whole: null });
+    if (f.whole || f.chunks.length === 0) {
+      entry.whole = selected(i, null);
+      return;
+    }
+    for (const c of f.chunks) {
+      entry.total += 1;
+      if (selected(i, c.index)) entry.kept.push(c.index);
+    }
+  });
+  /** @type {Record<string, boolean | number[]>} */
+  const accept = {};
+  for (const [path, e] of Object.entries(byPath)) {
+    if (e.whole !== null) accept[path] = e.whole;
+    else if (e.kept.length === e.total) accept[path] = true;
+    else if (e.kept.length === 0) accept[path] = false;
+    else accept[path] = e.kept;
+  }
+  return accept;
 }
 
 /**
@@ -1508,15 +1557,195 @@ export function safetySection() {
 }
 
 /**
- * The pending approval request with its buttons, one per decision (see decisionList); a click
- * calls `send(decision)` once, then the buttons stay disabled until a new request (another
- * files/reason/retry) comes.
- * @param {(decision: string) => void} send
- * @param {{decision: string, label: string, testid: string}[]} decisions
+ * One chunk (or whole file) of a review: its toggle, labelled, and its diff beside it; a chunk
+ * the seek cascade matched only fuzzily is marked, with the file's line beside the patch's.
+ * @param {string} label
+ * @param {string} testid
+ * @param {string} text the chunk's (or the file's) own patch text
+ * @param {Record<string, any>} chunk the review's chunk entry ({} for a whole file)
+ * @param {boolean} selectable
  */
-export function approvalSection(send, decisions) {
+function reviewItem(label, testid, text, chunk, selectable) {
+  const input = /** @type {HTMLInputElement} */ (
+    h("input", { type: "checkbox", "data-testid": testid, "aria-label": label })
+  );
+  input.checked = true;
+  input.disabled = !selectable;
+  const lines = text.split("\n");
+  const { shown, hidden } = truncate(lines, LIMITS.changeDiffLines);
+  const diff = h(
+    "pre",
+    { class: "applypatch-review-diff applypatch-diff" },
+    ...shown.map((line) => {
+      const kind = line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : line.startsWith("@@") || line.startsWith("***") ? "hunk" : "context";
+      return h("div", { class: `applypatch-line applypatch-diff-${kind}`, text: line });
+    }),
+    hidden ? h("div", { class: "applypatch-more", text: moreText(hidden) }) : null,
+  );
+  const fuzzy = chunk.fuzzy
+    ? h(
+        "div",
+        { class: "applypatch-review-fuzzy", "data-testid": "applypatch-review-fuzzy", "data-pass": str(chunk.pass) },
+        h("span", { class: "applypatch-badge", text: `matched by the ${str(chunk.pass)} pass` }),
+        h("span", { text: ` at line ${Number(chunk.line) || "?"}: the file's text differs from the patch's` }),
+        ...arr(chunk.pairs).map((pair) =>
+          h(
+            "div",
+            { class: "applypatch-review-pair" },
+            h("div", null, h("span", { class: "applypatch-label", text: "patch" }), h("code", null, ...tokenSpans(visibleText(str(obj(pair).patch))))),
+            h("div", null, h("span", { class: "applypatch-label", text: "file" }), h("code", null, ...tokenSpans(visibleText(str(obj(pair).file))))),
+          ),
+        ),
+      )
+    : null;
+  const el = h(
+    "div",
+    { class: "applypatch-review-item" },
+    h("label", { class: "applypatch-review-toggle" }, input, h("span", { text: label })),
+    fuzzy,
+    diff,
+  );
+  return { el, input };
+}
+
+/**
+ * The review of a pending request: every file and chunk with a toggle (all selected), its diff
+ * and fuzzy marks (see reviewItem). A file's toggle sets all its chunks; it shows "mixed" when
+ * some are off. `selectable` false (a selection's own request, a retry) shows them without
+ * toggles to change.
+ * @param {Record<string, any>[]} files the review's files (review.review_files in Python)
+ * @param {string} cwd
+ * @param {boolean} selectable
+ * @param {() => void} onChange
+ */
+function reviewList(files, cwd, selectable, onChange) {
+  /** @type {{input: HTMLInputElement, chunks: HTMLInputElement[]}[]} */
+  const toggles = [];
+  /** @type {Map<string, HTMLInputElement>} */
+  const byKey = new Map();
+  /** @type {(() => void)[]} */
+  const undo = [];
+  /** @param {HTMLElement} el @param {() => void} fn */
+  const listen = (el, fn) => {
+    el.addEventListener("change", fn);
+    undo.push(() => el.removeEventListener("change", fn));
+  };
+  const blocks = files.map((f, i) => {
+    const path = str(f.path);
+    const shownPath = relativePath(path, cwd);
+    const chunks = arr(f.chunks).map(obj);
+    const whole = Boolean(f.whole) || chunks.length === 0;
+    const what = f.kind === "add" ? "added" : f.kind === "delete" ? "deleted" : f.move_path ? `moved to ${str(f.move_path)}` : "updated";
+    const head = reviewItem(
+      `${shownPath} (${what}${whole ? ", all or nothing" : `, ${chunks.length} chunk${chunks.length === 1 ? "" : "s"}`})`,
+      `applypatch-review-file-${i}`,
+      whole ? str(f.text) : "",
+      {},
+      selectable,
+    );
+    byKey.set(`${i}:`, head.input);
+    const items = whole
+      ? []
+      : chunks.map((c, k) => {
+          const item = reviewItem(
+            `chunk ${k + 1} of ${chunks.length} of ${shownPath}`,
+            `applypatch-review-chunk-${i}-${k}`,
+            str(c.text),
+            c,
+            selectable,
+          );
+          byKey.set(`${i}:${Number(c.index)}`, item.input);
+          return item;
+        });
+    toggles.push({ input: head.input, chunks: items.map((t) => t.input) });
+    listen(head.input, () => {
+      for (const t of items) t.input.checked = head.input.checked;
+      head.input.indeterminate = false;
+      onChange();
+    });
+    for (const t of items)
+      listen(t.input, () => {
+        const on = items.filter((x) => x.input.checked).length;
+        head.input.checked = on > 0;
+        head.input.indeterminate = on > 0 && on < items.length;
+        onChange();
+      });
+    return h(
+      "li",
+      { class: "applypatch-review-file", "data-path": path },
+      head.el,
+      items.length ? h("div", { class: "applypatch-review-chunks" }, ...items.map((t) => t.el)) : null,
+    );
+  });
+  const el = h(
+    "ul",
+    { class: "applypatch-review", role: "group", "aria-label": "Files and chunks to apply", "data-testid": "applypatch-review" },
+    ...blocks,
+  );
+  /** @param {number} file @param {number | null} chunk */
+  const selected = (file, chunk) => Boolean(byKey.get(`${file}:${chunk === null ? "" : chunk}`)?.checked);
+  const accept = () => reviewAccept(/** @type {any} */ (files.map((f) => ({ path: str(f.path), whole: Boolean(f.whole) || arr(f.chunks).length === 0, chunks: arr(f.chunks).map(obj) }))), selected);
+  const everything = () => toggles.every((t) => t.input.checked && t.chunks.every((c) => c.checked));
+  return { el, accept, everything, dispose: () => undo.forEach((f) => f()) };
+}
+
+/**
+ * The patch text a request asks for: for a request asked again (a selection's own patch, a
+ * file changed meanwhile) it is open, since it is not the text the cell streamed.
+ * @param {string} patch
+ * @param {boolean} open
+ */
+function patchAsked(patch, open) {
+  const { shown, hidden } = truncate(patch.split("\n"), LIMITS.changeDiffLines);
+  return h(
+    "details",
+    { class: "applypatch-approval-patch", "data-testid": "applypatch-approval-patch", open },
+    h("summary", { text: "the patch text asked for" }),
+    h(
+      "pre",
+      null,
+      shown.join("\n"),
+      hidden ? h("div", { class: "applypatch-more", text: moreText(hidden) }) : null,
+    ),
+  );
+}
+
+/**
+ * The pending approval request with its buttons, one per decision (see decisionList); a click
+ * calls `send(decision, extra)` once, then the buttons stay disabled until a new request (another
+ * files/reason/retry/patch) comes. A review (the `review` trait) lists every file and chunk with
+ * a toggle and its diff, and "Apply selected" sends the approval with `extra.accept`; the text
+ * box beside Decline sends its text as `extra.reason` (omitted when empty).
+ * @param {(decision: string, extra?: {accept?: Record<string, boolean | number[]>, reason?: string}) => void} send
+ * @param {{decision: string, label: string, testid: string, approves?: boolean}[]} decisions
+ * @param {{decision: string, label: string, testid: string} | null} [selection] the "Apply selected" button
+ */
+export function approvalSection(send, decisions, selection = null) {
   const text = h("div", { class: "applypatch-approval-text" });
   const note = h("div", { class: "applypatch-approval-note", role: "status" });
+  const reviewBox = h("div", { class: "applypatch-review-box" });
+  const reasonInput = /** @type {HTMLInputElement} */ (
+    h("input", {
+      type: "text",
+      class: "applypatch-reason-input",
+      "data-testid": "applypatch-reason-input",
+      "aria-label": "Why you decline (told to the model)",
+      placeholder: "why not? (told to the model)",
+    })
+  );
+  reasonInput.value = "";
+  const selectButton = selection
+    ? /** @type {HTMLButtonElement} */ (
+        h("button", {
+          type: "button",
+          class: "applypatch-button applypatch-button-selected",
+          "data-testid": selection.testid,
+          "data-decision": selection.decision,
+          text: selection.label,
+          hidden: true,
+        })
+      )
+    : null;
   const buttons = decisions.map(
     (d) =>
       /** @type {HTMLButtonElement} */ (
@@ -1525,37 +1754,68 @@ export function approvalSection(send, decisions) {
           class: `applypatch-button applypatch-button-${d.decision}`,
           "data-testid": d.testid,
           "data-decision": d.decision,
+          "data-approves": d.approves === false ? "false" : "true",
           text: d.label,
         })
       ),
   );
+  const declines = decisions.some((d) => d.approves === false);
+  const row = buttons.flatMap((b) => (b.getAttribute("data-approves") === "false" ? [b, reasonInput] : [b]));
+  const all = selectButton ? [selectButton, ...buttons] : buttons;
   const el = h(
     "div",
     { class: "applypatch-approval", hidden: true },
     text,
-    h("div", { class: "applypatch-buttons" }, ...buttons),
+    reviewBox,
+    h("div", { class: "applypatch-buttons" }, ...(selectButton ? [selectButton] : []), ...row, ...(declines ? [] : [reasonInput])),
     note,
   );
+  /** @type {ReturnType<typeof reviewList> | null} */
+  let review = null;
   let shown = ""; // the request on screen
   let sentFor = ""; // the request the buttons were clicked for
+  let reviewShown = ""; // the review on screen (kept while the same request is shown)
+  /** @param {HTMLButtonElement} button @param {{accept?: Record<string, boolean | number[]>, reason?: string}} extra */
+  const sendFrom = (button, extra) => {
+    sentFor = shown;
+    for (const b of all) b.disabled = true;
+    reasonInput.disabled = true;
+    note.textContent = `${button.textContent}: sent; the call resumes when the kernel is free (after the running cell).`;
+    send(button.getAttribute("data-decision") ?? "", extra);
+  };
   const handlers = buttons.map((button) => {
     const handler = () => {
-      sentFor = shown;
-      for (const b of buttons) b.disabled = true;
-      note.textContent = `${button.textContent}: sent; the call resumes when the kernel is free (after the running cell).`;
-      send(button.getAttribute("data-decision") ?? "");
+      const reason = button.getAttribute("data-approves") === "false" ? str(reasonInput.value).trim() : "";
+      sendFrom(button, reason ? { reason } : {});
     };
     button.addEventListener("click", handler);
     return handler;
   });
-  /** @param {{approval: Record<string, any>, cwd: string}} s */
-  const update = ({ approval, cwd }) => {
+  const onSelect = () => {
+    if (selectButton && review) sendFrom(selectButton, { accept: review.accept() });
+  };
+  selectButton?.addEventListener("click", onSelect);
+  const onToggle = () => {
+    if (!selectButton || !review) return;
+    selectButton.textContent = review.everything() ? selection?.label ?? "" : `${selection?.label ?? ""} (some left out)`;
+  };
+  /** @param {{approval: Record<string, any>, cwd: string, review?: Record<string, any>}} s */
+  const update = ({ approval, cwd, review: reviewState = {} }) => {
     el.hidden = Object.keys(approval).length === 0;
-    shown = el.hidden ? "" : JSON.stringify([approval.files, approval.reason, approval.retry]);
-    const sent = shown !== "" && sentFor === shown;
+    shown = el.hidden ? "" : JSON.stringify([approval.files, approval.reason, approval.retry, reviewState.patch]);
+    // the kernel refused what was sent (a selection the patch does not allow): ask again
+    const refused = Boolean(reviewState.error);
+    const sent = shown !== "" && sentFor === shown && !refused;
     if (!sent) sentFor = "";
-    if (el.hidden) return;
-    for (const b of buttons) b.disabled = sent;
+    if (el.hidden) {
+      review?.dispose();
+      review = null;
+      reviewShown = "";
+      fill(reviewBox);
+      return;
+    }
+    for (const b of all) b.disabled = sent;
+    reasonInput.disabled = sent;
     const dir = str(approval.cwd) || cwd;
     const files = arr(approval.files).map(str);
     const { shown: listed, hidden } = truncate(files, LIMITS.rows);
@@ -1570,10 +1830,38 @@ export function approvalSection(send, decisions) {
         ...listed.map((f) => h("li", null, h("code", { text: relativePath(f, dir) }))),
         hidden ? h("li", { class: "applypatch-more", text: moreText(hidden, "path") }) : null,
       ),
+      reviewState.patch ? patchAsked(str(reviewState.patch), Boolean(approval.reason) && !approval.retry) : null,
     );
-    if (!sent) note.textContent = "";
+    const reviewFiles = arr(reviewState.files).map(obj);
+    const selectable = reviewState.selectable === true;
+    const key = JSON.stringify([shown, reviewFiles, selectable]);
+    if (key !== reviewShown) {
+      reviewShown = key;
+      review?.dispose();
+      review = reviewFiles.length ? reviewList(reviewFiles, dir, selectable, onToggle) : null;
+      fill(
+        reviewBox,
+        review
+          ? h(
+              "details",
+              { class: "applypatch-review-details", open: true },
+              h("summary", { text: selectable ? "Review: untick what must not be applied" : "What this request covers" }),
+              review.el,
+            )
+          : null,
+      );
+      if (selectButton) {
+        selectButton.hidden = !(review && selectable);
+        selectButton.textContent = selection?.label ?? "";
+      }
+    }
+    if (!sent) note.textContent = reviewState.error ? `Not sent: ${str(reviewState.error)}` : "";
   };
-  const dispose = () => buttons.forEach((b, i) => b.removeEventListener("click", handlers[i]));
+  const dispose = () => {
+    buttons.forEach((b, i) => b.removeEventListener("click", handlers[i]));
+    selectButton?.removeEventListener("click", onSelect);
+    review?.dispose();
+  };
   return { el, update, dispose };
 }
 
@@ -2524,7 +2812,7 @@ export const SECTION_STATE = {
     eventTypes: arr(get("events")).map((e) => str(obj(e).type)),
   }),
   safety: (get) => ({ safety: obj(get("safety")), meanings: obj(obj(get("vocabulary")).safety) }),
-  approval: (get) => ({ approval: obj(get("approval")), cwd: str(get("cwd")) }),
+  approval: (get) => ({ approval: obj(get("approval")), cwd: str(get("cwd")), review: obj(get("review")) }),
   result: (get) => ({
     error: str(get("error")),
     stdout: str(get("stdout")),
@@ -2567,6 +2855,7 @@ export const DEPENDENTS = Object.freeze({
   stage: ["header", "stages"],
   safety: ["safety"],
   approval: ["approval", "header"],
+  review: ["approval"],
   patch_text: ["patch"],
   patch_truncated: ["patch"],
   current_line: ["patch"],
@@ -2743,8 +3032,9 @@ function render({ model, el }) {
     stages: stagesSection(),
     safety: safetySection(),
     approval: approvalSection(
-      (decision) => model.send({ type: "approval", decision }),
+      (decision, extra = {}) => model.send({ type: "approval", decision, ...extra }),
       decisionList(get("vocabulary")),
+      selectionButton(get("vocabulary")),
     ),
     result: resultSection(),
     undo: undoSection((message) => model.send(message), decisionList(get("vocabulary"))),

@@ -56,7 +56,9 @@ import widget, {
   sameAsText,
   relativePath,
   resultSection,
+  reviewAccept,
   safetySection,
+  selectionButton,
   saveMode,
   sourceLines,
   sourcesOf,
@@ -615,6 +617,12 @@ class FakeElement {
     if (this.disabled) return;
     for (const fn of this.listeners.get("click") ?? []) fn({ type: "click" });
   }
+  /** A checkbox toggled by the user (a click or the space key): flip it, then "change". */
+  toggle() {
+    if (this.disabled) return;
+    this.checked = !this.checked;
+    for (const fn of this.listeners.get("change") ?? []) fn({ type: "change" });
+  }
   get textContent() {
     return this.childNodes.map((c) => c.textContent).join("");
   }
@@ -730,6 +738,7 @@ function initialState() {
     turn_diff_files: [],
     events: [],
     explanation: {},
+    review: {},
   };
 }
 
@@ -925,6 +934,46 @@ describe("render", () => {
     model.set({ approval: {}, status: STATUS.completed, stage: LAST });
     await tick();
     assert.equal(box.hidden, true);
+  });
+
+  test("review: Apply selected and a decline's reason reach the kernel in the message", async () => {
+    const model = new FakeModel(initialState());
+    const { root } = mount(model);
+    const review = {
+      selectable: true,
+      files: [
+        {
+          path: "/w/a.txt",
+          kind: "update",
+          move_path: null,
+          whole: false,
+          text: "",
+          chunks: [
+            { index: 0, text: "@@\n-a\n+A", line: 1, pass: "exact", fuzzy: false, pairs: [] },
+            { index: 1, text: "@@\n-b\n+B", line: 2, pass: "exact", fuzzy: false, pairs: [] },
+          ],
+        },
+      ],
+    };
+    model.set({
+      status: STATUS.awaiting,
+      stage: WAITING,
+      approval: { files: ["/w/a.txt"], reason: null, retry: false, cwd: "/w" },
+      review: { ...review, patch: "p" },
+    });
+    await tick();
+    root.byTestId("applypatch-review-chunk-0-0").toggle();
+    root.byTestId("applypatch-apply-selected").click();
+    assert.deepEqual(model.sent, [{ type: "approval", decision: "approve", accept: { "/w/a.txt": [1] } }]);
+    // the selection's own request (asked again): a new question, answered with a reason
+    model.set({
+      approval: { files: ["/w/a.txt"], reason: "the selected hunks only", retry: false, cwd: "/w" },
+      review: { ...review, selectable: false, patch: "q" },
+    });
+    await tick();
+    root.byTestId("applypatch-reason-input").value = "not now";
+    root.byTestId("applypatch-decline").click();
+    assert.deepEqual(model.sent.at(-1), { type: "approval", decision: "decline", reason: "not now" });
   });
 
   test("a failed call shows the committed prefix and marks what is missing", async () => {
@@ -1444,6 +1493,156 @@ describe("sections", () => {
     assert.equal(versionText({ exists: true, content: "" }), "(empty)");
     const long = versionText({ exists: true, content: "x\n".repeat(LIMITS.rows + 5) });
     assert.match(long, /more lines$/);
+  });
+
+  /** A review as Python sends it (review.review_files): an Update of 3 chunks (the second a
+   * fuzzy match), an added file. */
+  const REVIEW = {
+    selectable: true,
+    files: [
+      {
+        path: "a.txt",
+        kind: "update",
+        move_path: null,
+        whole: false,
+        text: "",
+        chunks: [
+          { index: 0, text: "@@\n-one\n+ONE", line: 1, pass: "exact", fuzzy: false, pairs: [] },
+          {
+            index: 1,
+            text: "@@\n four\n-five\n+FIVE",
+            line: 4,
+            pass: "rstrip",
+            fuzzy: true,
+            pairs: [{ patch: "four", file: "four  " }],
+          },
+          { index: 2, text: "@@\n-nine\n+NINE", line: 9, pass: "exact", fuzzy: false, pairs: [] },
+        ],
+      },
+      { path: "b.txt", kind: "add", move_path: null, whole: true, text: "*** Add File: b.txt\n+bee", chunks: [] },
+    ],
+  };
+
+  test("reviewAccept: true, false or the chunks kept, per path", () => {
+    const files = REVIEW.files;
+    assert.deepEqual(
+      reviewAccept(files, () => true),
+      { "a.txt": true, "b.txt": true },
+    );
+    assert.deepEqual(
+      reviewAccept(files, (f, c) => f === 0 && c !== 1),
+      { "a.txt": [0, 2], "b.txt": false },
+    );
+    assert.deepEqual(
+      reviewAccept(files, (f) => f === 1),
+      { "a.txt": false, "b.txt": true },
+    );
+  });
+
+  test("review: a labelled toggle per file and chunk, diffs beside them, fuzzy marks", () => {
+    /** @type {any[]} */
+    const sent = [];
+    const approval = approvalSection(
+      (d, extra) => sent.push([d, extra]),
+      decisionList(VOCABULARY),
+      selectionButton(VOCABULARY),
+    );
+    const el = fake(approval.el);
+    const request = { files: ["/w/a.txt", "/w/b.txt"], reason: null, retry: false };
+    approval.update({ approval: request, cwd: "/w", review: { ...REVIEW, patch: "p" } });
+    const review = el.byTestId("applypatch-review");
+    assert.equal(review.getAttribute("role"), "group");
+    const file = el.byTestId("applypatch-review-file-0");
+    const chunks = [0, 1, 2].map((k) => el.byTestId(`applypatch-review-chunk-0-${k}`));
+    const added = el.byTestId("applypatch-review-file-1");
+    for (const box of [file, ...chunks, added]) {
+      assert.equal(box.getAttribute("type"), "checkbox");
+      assert.equal(box.checked, true); // all selected by default
+      assert.equal(box.disabled, false);
+    }
+    assert.equal(chunks[1].getAttribute("aria-label"), "chunk 2 of 3 of a.txt");
+    assert.equal(file.getAttribute("aria-label"), "a.txt (updated, 3 chunks)");
+    assert.equal(added.getAttribute("aria-label"), "b.txt (added, all or nothing)");
+    // the chunk's diff beside its toggle
+    assert.match(review.textContent, /chunk 2 of 3 of a\.txt.*@@ four-five\+FIVE/s);
+    // only the fuzzy chunk is marked, with the file's line beside the patch's
+    const fuzzy = el.byTestId("applypatch-review-fuzzy");
+    assert.equal(fuzzy.getAttribute("data-pass"), "rstrip");
+    assert.equal(el.byClass("applypatch-review-fuzzy").length, 1);
+    assert.match(fuzzy.textContent, /matched by the rstrip pass at line 4.*patchfour.*filefour··/s);
+    // toggles: a chunk off makes its file "mixed"; the button says some are left out
+    chunks[1].toggle();
+    assert.equal(file.checked, true);
+    assert.equal(file.indeterminate, true);
+    const apply = el.byTestId("applypatch-apply-selected");
+    assert.equal(apply.hidden, false);
+    assert.match(apply.textContent, /some left out/);
+    added.toggle();
+    apply.click();
+    assert.deepEqual(sent, [["approve", { accept: { "a.txt": [0, 2], "b.txt": false } }]]);
+    assert.equal(apply.disabled, true);
+    // a file's toggle sets all its chunks
+    approval.update({ approval: request, cwd: "/w", review: { ...REVIEW, patch: "q" } }); // a new request
+    const file2 = el.byTestId("applypatch-review-file-0");
+    file2.toggle();
+    assert.deepEqual(
+      [0, 1, 2].map((k) => el.byTestId(`applypatch-review-chunk-0-${k}`).checked),
+      [false, false, false],
+    );
+    el.byTestId("applypatch-apply-selected").click();
+    assert.deepEqual(sent.at(-1), ["approve", { accept: { "a.txt": false, "b.txt": true } }]);
+    approval.dispose();
+  });
+
+  test("review: a request that cannot be answered with a selection shows no toggles to change", () => {
+    const approval = approvalSection(() => {}, decisionList(VOCABULARY), selectionButton(VOCABULARY));
+    const el = fake(approval.el);
+    const request = { files: ["/w/a.txt"], reason: "the selected hunks only", retry: false };
+    approval.update({ approval: request, cwd: "/w", review: { ...REVIEW, selectable: false, patch: "p" } });
+    assert.equal(el.byTestId("applypatch-review-chunk-0-0").disabled, true);
+    assert.equal(el.byTestId("applypatch-apply-selected").hidden, true);
+    assert.match(el.textContent, /the selected hunks only/);
+    // the selection's own patch text is shown, open: it is not the text the cell streamed
+    const asked = el.byTestId("applypatch-approval-patch");
+    assert.equal(asked.getAttribute("open"), "");
+    assert.match(asked.textContent, /the patch text asked forp/);
+    // a selection the kernel refused: the note says why
+    approval.update({
+      approval: request,
+      cwd: "/w",
+      review: { ...REVIEW, selectable: false, patch: "p", error: "accept: 'x' is not a path" },
+    });
+    assert.match(el.textContent, /Not sent: accept: 'x' is not a path/);
+    assert.equal(el.byTestId("applypatch-approve").disabled, false); // it can be answered again
+  });
+
+  test("decline: the reason box beside Decline sends its text, trimmed; empty sends none", () => {
+    /** @type {any[]} */
+    const sent = [];
+    const approval = approvalSection((d, extra) => sent.push([d, extra]), decisionList(VOCABULARY));
+    const el = fake(approval.el);
+    const box = el.byTestId("applypatch-reason-input");
+    assert.equal(box.getAttribute("type"), "text");
+    assert.equal(box.getAttribute("aria-label"), "Why you decline (told to the model)");
+    // it sits right after the Decline button
+    const row = el.byClass("applypatch-buttons")[0].childNodes;
+    const decline = el.byTestId("applypatch-decline");
+    assert.equal(row[row.indexOf(decline) + 1], box);
+    const request = { files: ["/w/a"], reason: null, retry: false };
+    approval.update({ approval: request, cwd: "/w" });
+    box.value = "  use a constant instead  ";
+    decline.click();
+    assert.deepEqual(sent, [["decline", { reason: "use a constant instead" }]]);
+    assert.equal(box.disabled, true);
+    approval.update({ approval: { ...request, files: ["/w/b"] }, cwd: "/w" });
+    box.value = "   ";
+    el.byTestId("applypatch-decline").click();
+    assert.deepEqual(sent.at(-1), ["decline", {}]);
+    // approving never sends the reason
+    approval.update({ approval: { ...request, files: ["/w/c"] }, cwd: "/w" });
+    box.value = "ignored";
+    el.byTestId("applypatch-approve").click();
+    assert.deepEqual(sent.at(-1), ["approve", {}]);
   });
 
   test("result: error, stdout, stderr; the output only once the call has a status", () => {

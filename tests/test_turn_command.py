@@ -192,3 +192,16 @@ def test_help_groups_the_options_with_their_defaults() -> None:
     assert "--approve {ask,approve,approve-for-session,decline}" in flat
     assert "(default: ask)" in flat
     assert "fault specs (--fault, repeatable;" in text
+
+
+def test_review_asks_for_a_call_inside_the_working_directory(tmp_path: Path) -> None:
+    """``--review`` (docs/behaviour.md §6.7) asks even where the policy auto-approves: with
+    ``--approve approve`` it applies, the begin event saying it was not auto-approved."""
+    work = setup(tmp_path)
+    code, lines = run_turn(tmp_path, [P1], "--review", "--approve", "approve")
+    assert code == 0
+    kinds = [line["type"] for line in lines]
+    assert kinds.count("apply_patch_approval_request") == 1
+    begin = next(line for line in lines if line["type"] == "patch_apply_begin")
+    assert begin["auto_approved"] is False
+    assert (work / "a.txt").read_text() == "uno\ntwo\n" and (work / "b.txt").read_text() == "bee\n"

@@ -32,12 +32,17 @@ from ..core.turn.faults import fault_help
 from ..core.turn.options import (
     ASK,
     CHOICE_ERROR,
+    Answer,
+    Decision,
     FrontEnd,
     PipelineOptions,
     Stage,
     argument_groups,
 )
 from ..core.turn.pacing import StreamPlan, plan_stream
+from ..core.turn.result import Stop
+from ..core.turn.review import normalize_selection, parse_accept
+from ..core.turn.stages import parse_input
 from .display import (
     TURN_DIFF_INVALIDATED,
     events_heading,
@@ -70,6 +75,47 @@ def _options(args: Any, cwd: str) -> PipelineOptions:
         return with_notebook_check(PipelineOptions.from_namespace(cwd, args))
     except (ValueError, ApplyPatchError) as exc:  # an InvalidPathError for a bad root
         raise UsageError(str(exc)) from None
+
+
+def _unquote(value: str) -> str:
+    """A value without the one pair of matching quotes IPython's option splitter keeps."""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value
+
+
+def _answer(args: Any, text: str) -> Answer | None:
+    """The fixed answer of ``--approve`` with its ``--accept`` selection or ``--reason``, None
+    for ``ask``; UsageError naming what is wrong (checked against the patch before it runs)."""
+    accept_specs = [_unquote(spec) for spec in args.accept or []]
+    if args.reason is not None:
+        args.reason = _unquote(args.reason)
+    if args.reason is not None and args.approve != Decision.DECLINE:
+        raise UsageError(
+            "--reason tells the model why a patch was declined: give it with --approve "
+            f"decline, not with --approve {args.approve}"
+        )
+    if accept_specs and args.approve not in (Decision.APPROVE, Decision.APPROVE_FOR_SESSION):
+        raise UsageError(
+            "--accept selects what an approval applies: give it with --approve approve or "
+            f"--approve approve-for-session, not with --approve {args.approve} (in a "
+            "notebook, ask shows a toggle per file and chunk instead)"
+        )
+    if args.approve == ASK:
+        return None
+    if not accept_specs:
+        return Answer(Decision(args.approve), reason=args.reason)
+    try:
+        accept = parse_accept(accept_specs)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    parsed = parse_input(text)
+    if not isinstance(parsed, Stop):  # an unparsable patch fails in the call, as always
+        try:
+            normalize_selection(parsed.parsed, accept)
+        except ValueError as exc:
+            raise UsageError(f"--{exc}") from None
+    return Answer(Decision(args.approve), accept=accept)
 
 
 def table_arguments(front_end: FrontEnd) -> Any:
@@ -223,7 +269,7 @@ class ApplyPatchMagics(Magics):
         view = CallView(call, widget)
         if widget is not None:
             view.display_handle = show_call(widget)  # the widget and its static record
-        approver = None if args.approve == ASK else args.approve
+        approver = _answer(args, cell)
         result = run_streamed(
             view,
             plan.deltas(cell),

@@ -63,7 +63,7 @@ class CallDisplay:
     def __init__(self, call_id: str) -> None:
         self.call_id = call_id
         traits = ApplyPatchWidget.class_traits(sync=True)
-        names = [*ApplyPatchWidget.displayed_traits(), "sources", "turn_sources"]
+        names = [*ApplyPatchWidget.displayed_traits(), "sources", "turn_sources", "review"]
         self.state: dict[str, Any] = {name: traits[name].default() for name in names}
         self._last_call_id: str | None = None  # the call of the last event with a call id
         self._own_turn_diff = False  # the call emitted a TurnDiff
@@ -98,6 +98,8 @@ class CallDisplay:
             updates["proposed"] = event["changes"]
         elif kind == EventType.APPLY_PATCH_APPROVAL_REQUEST:
             updates["approval"] = _pick(event, APPROVAL_FIELDS)
+            # asked again (a file changed, a selection): the diff on screen is the one asked
+            updates["proposed"] = event["changes"]
         elif kind == EventType.APPLY_PATCH_APPROVAL_DECISION:
             updates["approval"] = {}
         elif kind == EventType.PATCH_APPLY_END:
@@ -141,6 +143,16 @@ class CallDisplay:
             updates["proposed"] = result.proposed.to_json()  # verified, never begun
         if result.status.terminal and self.state["approval"]:
             updates["approval"] = {}  # nothing waits any more
+        request = result.pending_request
+        updates["review"] = (
+            {
+                "files": list(result.review),
+                "selectable": result.selectable,
+                "patch": request.patch,  # the text asked for (a selection's own)
+            }
+            if result.status == CallStatus.AWAITING_APPROVAL and request is not None
+            else {}
+        )
         if not self._own_turn_diff:
             updates.update(
                 turn_diff=result.turn_diff or "",
@@ -194,7 +206,7 @@ class PatchCallResult:
     def __init__(
         self,
         result: CallResult,
-        decide: Callable[[str], None] | None = None,
+        decide: Callable[..., None] | None = None,
         tracker: TurnDiffTracker | None = None,
     ) -> None:
         self._tracker = tracker
@@ -220,11 +232,21 @@ class PatchCallResult:
         # once: a proposal reads the disk now, and the tracker moves on with the next call
         self._notebooks = call_notebook_views(result, tracker)
 
-    def decide(self, decision: str) -> PatchCallResult:
+    def decide(
+        self,
+        decision: str,
+        *,
+        accept: Mapping[str, bool | Sequence[int]] | None = None,
+        reason: str | None = None,
+    ) -> PatchCallResult:
         """Answer a pending approval from Python, as the widget's buttons do.
 
-        ``decision`` is ``approve``, ``approve-for-session`` or ``decline``. Returns self,
-        updated. Raises ``RuntimeError`` when the call is not waiting for approval.
+        ``decision`` is ``approve``, ``approve-for-session`` or ``decline``. ``accept`` (with an
+        approval) applies only what it names: per path as the patch writes it, True, False or
+        a list of 0-based chunk indexes, e.g. ``{"a.py": True, "b.py": [0, 2]}``; ``reason``
+        (with a decline) is told to the model (docs/behaviour.md §6.7, §6.9). Returns self,
+        updated. Raises ``RuntimeError`` when the call is not waiting for approval and
+        ``ValueError`` for an answer that cannot answer it (the call still waits).
         """
         if self.status != CallStatus.AWAITING_APPROVAL or self._decide is None:
             raise RuntimeError(
@@ -233,13 +255,13 @@ class PatchCallResult:
                 f"is {CallStatus.AWAITING_APPROVAL}"
             )
         Decision(decision)  # a clear ValueError for a bad answer
-        self._decide(decision)
+        self._decide(decision, accept, reason)
         return self
 
     def undo(
         self, *, only: Sequence[str] | None = None, force: bool = False, approve: str = "ask"
     ) -> PatchCallResult:
-        """Undo this call (docs/behaviour.md §12) as a new call of its turn; returns the undo's
+        """Undo this call (docs/behaviour.md §11) as a new call of its turn; returns the undo's
         result (a conflict: status ``error``, nothing written; its ``conflicts`` list the three
         versions). ``only`` undoes these files only; ``force`` overwrites files changed since;
         ``approve`` answers the undo's approval request (``ask``: its buttons). Raises
@@ -274,6 +296,23 @@ class PatchCallResult:
         if isinstance(self._call, UndoCall):
             return [c.to_json() for c in self._call.conflicts]
         return []
+
+    @property
+    def review(self) -> list[dict[str, Any]]:
+        """While the call waits: every file and chunk of the request, with its diff and the seek
+        pass that matched it (a fuzzy one shows the file's line beside the patch's)."""
+        return list(self._result.review)
+
+    @property
+    def not_applied(self) -> list[str]:
+        """A line per file or chunk the user left out (``not applied, by the user: ...``)."""
+        return list(self._result.not_applied)
+
+    @property
+    def selected_patch(self) -> str | None:
+        """The canonical text of the patch of the selected hunks, if some were left out."""
+        selected = self._result.selected
+        return None if selected is None else selected.patch
 
     @property
     def raw(self) -> CallResult:

@@ -1,4 +1,4 @@
-"""Undo, redo and the history in a notebook (docs/behaviour.md §12).
+"""Undo, redo and the history in a notebook (docs/behaviour.md §11).
 
 ``%apply_patch_undo [CALL_ID] [--force] [--only PATH ...]``, ``%apply_patch_redo [CALL_ID]``,
 ``result.undo()`` / ``result.redo()`` and the widget's Undo and Redo buttons all come here:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from ..core.turn.events import RecordedEvent
-from ..core.turn.options import CallStatus, Decision
+from ..core.turn.options import Accept, Answer, CallStatus, Decision
 from ..core.turn.result import CallResult
 from ..core.turn.turn import ApplyPatchCall
 from . import undo
@@ -27,6 +27,19 @@ DISPLAY_LIMIT: Final = 200_000
 #: the streamed text and the previews of that interval go in one update (at most 20 a second,
 #: what the view renders without falling behind, whatever the chunk, delay and throttle).
 TEXT_UPDATE_INTERVAL: Final = 0.05
+
+
+def _selection(accept: Accept) -> Accept:
+    """A selection from JSON (the widget's message) or Python: lists of chunk indexes as
+    tuples, so that the core's checks see one shape; anything else is left to them."""
+    if not isinstance(accept, dict):
+        raise ValueError(
+            f"accept: give a dict of path to True, False or chunk indexes, not {accept!r}"
+        )
+    return {
+        str(path): tuple(value) if isinstance(value, list | tuple | set | frozenset) else value
+        for path, value in accept.items()
+    }
 
 
 class CallView:
@@ -107,21 +120,38 @@ class CallView:
         self._show_text(done=True)
         return self._publish(self.call.abandon(reason))
 
-    def decide(self, decision: str) -> None:
+    def decide(
+        self, decision: str, accept: Accept | None = None, reason: str | None = None
+    ) -> None:
         """An approval button was clicked: resume the call with that decision.
 
-        The resumed call runs under the same interrupt guard as a first run: a kernel interrupt
-        while it writes cancels it between two files, and it ends ``cancelled``.
+        A message that cannot answer the request (an unknown decision, a selection the patch
+        does not allow) is ignored: the call still waits, and the widget says why.
         """
         if self.call.result is None or self.call.result.status != CallStatus.AWAITING_APPROVAL:
             return
         try:
-            parsed = Decision(decision)
-        except ValueError:
-            return
+            self.answer(Decision(decision), accept, reason)
+        except ValueError as exc:
+            if self.widget is not None:
+                # cleared first, so that the same refusal twice still reaches the view
+                base = {k: v for k, v in self.widget.review.items() if k != "error"}
+                self.widget.review = base
+                self.widget.review = {**base, "error": str(exc)}
+
+    def answer(
+        self, decision: Decision, accept: Accept | None = None, reason: str | None = None
+    ) -> None:
+        """Resume the call with an answer; ``ValueError`` when it cannot answer the request.
+
+        The resumed call runs under the same interrupt guard as a first run: a kernel interrupt
+        while it writes cancels it between two files, and it ends ``cancelled``.
+        """
+        accept = None if accept is None else _selection(accept)
+        self.call.check_answer(Answer(decision, accept, reason))
         with cancel_on_interrupt(self.call.cancel):
             try:
-                core = self.call.resume(parsed, self._approver)
+                core = self.call.resume(decision, self._approver, accept=accept, reason=reason)
             except BaseException:
                 # The call recorded how it ended (cancelled): show that, not a stale request.
                 if self.call.result is not None:
@@ -129,10 +159,15 @@ class CallView:
                 raise
         self._publish(core)
 
+    def _decide_from_code(
+        self, decision: str, accept: Accept | None = None, reason: str | None = None
+    ) -> None:
+        self.answer(Decision(decision), accept, reason)
+
     def _publish(self, core: CallResult) -> PatchCallResult:
         """The call stopped (or waits): its result fills what no event carried."""
         if self.result is None:
-            self.result = PatchCallResult(core, self.decide, self.call.turn.tracker)
+            self.result = PatchCallResult(core, self._decide_from_code, self.call.turn.tracker)
             self.result._undo = self.undo_from_code
             self.result._call = self.call
         else:

@@ -61,7 +61,9 @@ def call_vocabulary() -> dict[str, Any]:
     in order: its ``label``, the ``evidence`` (the event type that proves a call went through
     a stage it may skip) and whether it ``writes``. Per safety decision: its ``label`` and
     ``tone``. ``decisions``: the answers to an approval request, in the order of their buttons,
-    each with its ``label`` and the button's ``testid``.
+    each with its ``label``, the button's ``testid`` and whether it ``approves`` (a decline
+    has the reason box beside it); ``apply_selected``: the button that approves the selected
+    files and chunks of a review, with the decision it sends.
     """
     return {
         "statuses": _status_meanings(),
@@ -69,6 +71,7 @@ def call_vocabulary() -> dict[str, Any]:
         "stages": _stage_meanings(),
         "safety": _safety_meanings(),
         "decisions": _decision_meanings(),
+        "apply_selected": _selection_meaning(),
     }
 
 
@@ -125,16 +128,31 @@ def _safety_meanings() -> dict[str, dict[str, str]]:
     }
 
 
-def _decision_meanings() -> list[dict[str, str]]:
+def _decision_meanings() -> list[dict[str, str | bool]]:
     labels = {
         Decision.APPROVE: ("Approve", "applypatch-approve"),
         Decision.APPROVE_FOR_SESSION: ("Approve for session", "applypatch-approve-session"),
         Decision.DECLINE: ("Decline", "applypatch-decline"),
     }
     return [
-        {"decision": decision.value, "label": label, "testid": testid}
+        {
+            "decision": decision.value,
+            "label": label,
+            "testid": testid,
+            "approves": decision.approved,
+        }
         for decision, (label, testid) in ((d, labels[d]) for d in Decision)
     ]
+
+
+def _selection_meaning() -> dict[str, str]:
+    """The button that approves only the files and chunks left selected (docs/behaviour.md
+    §6.7): the decision it sends with its selection."""
+    return {
+        "decision": Decision.APPROVE.value,
+        "label": "Apply selected",
+        "testid": "applypatch-apply-selected",
+    }
 
 
 #: The colour of each tone where no stylesheet runs (the static HTML's inline style).

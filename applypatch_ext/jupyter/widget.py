@@ -1,7 +1,8 @@
 """The live widget of one ``%%apply_patch`` call (an ``anywidget.AnyWidget``).
 
 Python owns the state; the front end (``js/widget.js``, one plain ES module, no build step)
-only renders the traits below and sends one kind of message back: an approval decision.
+only renders the traits below and sends one kind of message back: an approval decision (with,
+for "Apply selected", the hunks accepted, and for a decline, the user's reason).
 Synced containers are always replaced, never mutated in place, and related updates are batched
 with ``hold_sync()`` by :class:`~applypatch_ext.jupyter.view.CallView`.
 """
@@ -60,6 +61,14 @@ class ApplyPatchWidget(anywidget.AnyWidget):
         help="The pending approval request (files, reason, retry), or {} when none."
     ).tag(**SHOWN)
     proposed = traitlets.Dict(help="The verified change map of the begin event.").tag(**SHOWN)
+    review = traitlets.Dict(
+        help=(
+            "While the call waits: {'files': review.review_files(...), 'selectable': bool, "
+            "'patch': str} - every file and chunk of the request with its diff and seek pass, "
+            "whether it can be answered with a selection, and the patch text it asks for "
+            "(docs/behaviour.md §6.7); {} otherwise."
+        )
+    ).tag(sync=True)
 
     status = traitlets.Unicode("", help="The call status; empty while running.").tag(**SHOWN)
     output = traitlets.Unicode("", help="The text the model would receive.").tag(**SHOWN)
@@ -103,7 +112,7 @@ class ApplyPatchWidget(anywidget.AnyWidget):
     ).tag(**SHOWN)
     undo = traitlets.Dict(
         help=(
-            "Undo and redo (docs/behaviour.md §12): the call's place in its turn (index, count, "
+            "Undo and redo (docs/behaviour.md §11): the call's place in its turn (index, count, "
             "turn_id), whether its Undo and Redo buttons apply (can_undo, can_redo), the last "
             "undo they ran (last: status, output, error, conflicts with three versions, a "
             "pending approval) and, for an undo's own view, what it undoes and its conflicts."
@@ -119,12 +128,14 @@ class ApplyPatchWidget(anywidget.AnyWidget):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._decision_handlers: list[Callable[[str], None]] = []
+        self._decision_handlers: list[Callable[..., None]] = []
         self._undo_handlers: list[Callable[[dict[str, Any]], None]] = []
         self.on_msg(self._on_message)
 
-    def on_decision(self, handler: Callable[[str], None]) -> None:
-        """Call ``handler(decision)`` when the user clicks an approval button."""
+    def on_decision(self, handler: Callable[..., None]) -> None:
+        """Call ``handler(decision, accept=..., reason=...)`` when the user clicks an approval
+        button (``accept``: the hunks of "Apply selected", per path True, False or chunk
+        indexes; ``reason``: the text beside Decline; each None when not given)."""
         self._decision_handlers.append(handler)
 
     def on_undo(self, handler: Callable[[dict[str, Any]], None]) -> None:
@@ -136,8 +147,14 @@ class ApplyPatchWidget(anywidget.AnyWidget):
     def _on_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
         if isinstance(content, dict) and content.get("type") == "approval":
             decision = str(content.get("decision", ""))
+            accept = content.get("accept")
+            reason = content.get("reason")
+            answer = {
+                "accept": accept if isinstance(accept, dict) else None,
+                "reason": reason if isinstance(reason, str) else None,
+            }
             for handler in list(self._decision_handlers):
-                handler(decision)
+                handler(decision, **answer)
         elif isinstance(content, dict) and content.get("type") in ("undo", "undo-approval"):
             for undo_handler in list(self._undo_handlers):
                 undo_handler(dict(content))

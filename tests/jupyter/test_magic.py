@@ -519,7 +519,15 @@ def test_magic_and_turn_help_list_the_same_options_and_defaults(ip: InteractiveS
     turn_only = {o.name for o in options_of(FrontEnd.TURN)} - {
         o.name for o in options_of(FrontEnd.MAGIC)
     }
-    assert magic_only == {"--dry-run", "--new-turn", "--no-widget", "--stream", "--stream-delay"}
+    assert magic_only == {
+        "--dry-run",
+        "--new-turn",
+        "--no-widget",
+        "--stream",
+        "--stream-delay",
+        "--accept",  # a selection fits one patch; turn runs several (docs/behaviour.md §6.7)
+        "--reason",
+    }
     assert turn_only == {"--environment"}
     assert set(magic) - magic_only == set(turn) - turn_only
     assert set(magic) == {o.name for o in options_of(FrontEnd.MAGIC)}

@@ -1,6 +1,6 @@
 """Undo, redo and the history through a real IPython shell: ``%apply_patch_undo``,
 ``%apply_patch_redo``, ``%apply_patch_turn --undo/--history``, ``result.undo()``, and the
-widget's Undo button driven through its message handler (docs/behaviour.md §12). Every undo is
+widget's Undo button driven through its message handler (docs/behaviour.md §11). Every undo is
 checked against the whole tree before the call, modes included (tests/trees.py)."""
 
 from __future__ import annotations

@@ -5,8 +5,11 @@ first attempt (policy ``untrusted`` always asks), and it edits the tree the way 
 another process would while the approval is pending. The runtime re-reads every file and
 recomputes from what is there (docs/behaviour.md §5.3, as the reference does), so:
 
-* a change elsewhere in the file is kept, and the patch still applies;
-* a change to the lines the patch expects makes that hunk fail, with nothing written for it;
+* a change elsewhere in the file is kept, and the patch still applies (its diff is the one
+  shown);
+* a change the diff shows (a file to delete edited) asks again, and the answer applies;
+* a change to the lines the patch expects fails the verification the answer runs: nothing is
+  written (an approval covers what was shown, docs/behaviour.md §6.8);
 * the committed delta records the texts really found (old, overwritten), so the TurnDiff's
   ``index`` line carries the blob id of the drifted text and the diff never claims the outside
   edit as the patch's own;
@@ -146,7 +149,12 @@ def test_a_change_elsewhere_is_kept_and_the_diff_starts_from_it(kind: str, tmp_p
     check_events(result)
 
 
-def test_a_change_to_the_expected_lines_fails_that_hunk_only(kind: str, tmp_path: Path) -> None:
+def test_a_change_to_the_expected_lines_while_waiting_writes_nothing(
+    kind: str, tmp_path: Path
+) -> None:
+    """The approval covers what was shown (docs/behaviour.md §6.8): the call verifies again
+    when answered, and a hunk that no longer matches stops it before any write (the
+    reference's runtime would have written a.txt and failed on b.txt)."""
     env = Env(kind, tmp_path, {"a.txt": "a\n", "b.txt": "beta\n"})
     result = env.run(
         "*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-beta\n+BETA",
@@ -154,11 +162,11 @@ def test_a_change_to_the_expected_lines_fails_that_hunk_only(kind: str, tmp_path
     )
     assert result.status == CallStatus.FAILED
     assert result.stderr == f"Failed to find expected lines in {env.p('b.txt')}:\nbeta\n"
-    assert env.tree() == {"a.txt": b"A\n", "b.txt": b"gamma\n"}
-    assert result.delta == AppliedPatchDelta(
-        (AppliedUpdate(env.p("a.txt"), None, "a\n", None, "A\n"),)
+    assert result.output == (
+        f"apply_patch verification failed: Failed to find expected lines in {env.p('b.txt')}:\nbeta"
     )
-    assert result.turn_diff is not None and "b.txt" not in result.turn_diff
+    assert env.tree() == {"a.txt": b"a\n", "b.txt": b"gamma\n"}
+    assert result.delta == AppliedPatchDelta() and result.turn_diff is None
     check_events(result)
 
 

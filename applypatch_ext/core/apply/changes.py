@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Literal, TypeAlias
 
 
 def _undo_json(**fields: int | tuple[str, ...] | None) -> dict[str, Any]:
-    """What an undo needs besides the contents (docs/behaviour.md §12): file modes as octal
+    """What an undo needs besides the contents (docs/behaviour.md §11): file modes as octal
     text (``"0o755"``), directories the change created; only the ones that were recorded."""
     out: dict[str, Any] = {}
     for name, value in fields.items():

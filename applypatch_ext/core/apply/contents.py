@@ -11,15 +11,47 @@ This module is pure: it neither reads nor writes files (see :mod:`.verify` and :
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from itertools import chain
+from typing import Any
 
 from ..errors import ComputeReplacementsError, MatchFailure
 from ..interrupts import checkpoint
 from ..parse.model import UpdateFileChunk
 from ..text import LineEndings, split_terminated_lines
-from .seek import Haystack, PatternBatch, seek_sequence
+from .seek import PASS_NAMES, Haystack, PatternBatch, seek_sequence
 
 Replacement = tuple[int, int, Sequence[str]]
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkMatch:
+    """Where one chunk's old lines were found and by which pass of the seek cascade
+    (:data:`~.seek.PASS_NAMES`): ``lines`` are the file's lines there, ``found`` the patch's
+    lines they matched (equal to ``lines`` only for the ``exact`` pass)."""
+
+    index: int
+    start: int
+    pass_name: str
+    found: tuple[str, ...]
+    lines: tuple[str, ...]
+
+    @property
+    def fuzzy(self) -> bool:
+        return self.pass_name != PASS_NAMES[0]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "line": self.start + 1,
+            "pass": self.pass_name,
+            "fuzzy": self.fuzzy,
+            "pairs": [
+                {"patch": want, "file": have}
+                for want, have in zip(self.found, self.lines, strict=True)
+                if want != have
+            ],
+        }
 
 
 def compute_replacements(
@@ -29,10 +61,12 @@ def compute_replacements(
     *,
     legacy: bool,
     joined: str | None = None,
+    matches: list[ChunkMatch] | None = None,
 ) -> list[Replacement]:
     """Locate every chunk in order and return ``(start, old_len, new_lines)``, sorted by start.
 
-    ``joined``, if the caller has it, is ``lines`` joined by LF (a final LF allowed). Raises
+    ``joined``, if the caller has it, is ``lines`` joined by LF (a final LF allowed).
+    ``matches``, if given, receives a :class:`ChunkMatch` per chunk with old lines. Raises
     :class:`ComputeReplacementsError` with the reference's text when a chunk's context or lines
     cannot be found.
     """
@@ -75,6 +109,16 @@ def compute_replacements(
                 MatchFailure(path, "lines", tuple(old), line_index, chunk.is_end_of_file, lines),
             )
         start = found[0]
+        if matches is not None:
+            matches.append(
+                ChunkMatch(
+                    index,
+                    start,
+                    PASS_NAMES[found[1]],
+                    tuple(old[:p]),
+                    tuple(lines[start : start + p]),
+                )
+            )
         if legacy:
             replacements.append((start, p, new))
         else:
@@ -83,6 +127,28 @@ def compute_replacements(
 
     replacements.sort(key=lambda r: r[0])
     return replacements
+
+
+def locate_chunks(
+    original: str,
+    path: str,
+    chunks: Sequence[UpdateFileChunk],
+    line_endings: LineEndings = LineEndings.PRESERVE,
+) -> list[ChunkMatch]:
+    """Where each chunk of an Update matches in ``original`` and by which pass, as
+    :func:`derive_new_contents` finds them (a review marks the fuzzy ones). Raises
+    :class:`ComputeReplacementsError` as it does."""
+    matches: list[ChunkMatch] = []
+    if LineEndings(line_endings) is LineEndings.LF:
+        lines = original.split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        compute_replacements(lines, path, chunks, legacy=True, joined=original, matches=matches)
+    else:
+        lines, _ = split_terminated_lines(original)
+        joined = original if "\r" not in original else None
+        compute_replacements(lines, path, chunks, legacy=False, joined=joined, matches=matches)
+    return matches
 
 
 def _split_around_context(

@@ -1,4 +1,4 @@
-"""An undo's steps as a patch and as a change map (docs/behaviour.md §12.3).
+"""An undo's steps as a patch and as a change map (docs/behaviour.md §11.3).
 
 What a reviewer reads and what the safety check, the approval and the events see of an undo: a
 Delete File for a file to remove, an Add File for one to re-create, an Update File (with

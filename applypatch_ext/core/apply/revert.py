@@ -1,4 +1,4 @@
-"""Put files back into a recorded state: the writer of an undo or a redo (docs/behaviour.md §12).
+"""Put files back into a recorded state: the writer of an undo or a redo (docs/behaviour.md §11).
 
 An undo is the inverse of a committed delta (:mod:`.changes`). The patch format cannot say it
 exactly (a file without a final newline, a mode, a CRLF line), so an undo is not a patch that is

@@ -118,8 +118,22 @@ class ApplyPatchApprovalDecision(_Event):
     call_id: str
     decision: str
     retry: bool = False
+    #: the hunks accepted, per path as written (True, False or chunk indexes), when the user
+    #: accepted only some of them; omitted from the JSON otherwise
+    accept: Mapping[str, Any] | None = None
+    #: the user's reason for a decline; omitted from the JSON when none was given
+    reason: str | None = None
 
     type: ClassVar[EventType] = EventType.APPLY_PATCH_APPROVAL_DECISION
+
+    def to_json(self) -> dict[str, Any]:
+        data = super().to_json()
+        for optional in ("accept", "reason"):
+            if data[optional] is None:
+                del data[optional]
+        if "accept" in data:
+            data["accept"] = dict(data["accept"])
+        return data
 
 
 @dataclass(frozen=True)

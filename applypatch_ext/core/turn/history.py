@@ -1,4 +1,4 @@
-"""The history of a turn: its calls as data for a front end (docs/behaviour.md §12.6)."""
+"""The history of a turn: its calls as data for a front end (docs/behaviour.md §11.6)."""
 
 from __future__ import annotations
 

@@ -82,15 +82,51 @@ class Decision(StrEnum):
         return self is not Decision.DECLINE
 
 
-Approver: TypeAlias = Callable[[ApplyPatchApprovalRequest], "Decision | str"]
+#: A selection of a patch's hunks: per path as the patch writes it, True (all of it), False
+#: (none of it) or the 0-based indexes of the chunks to apply; a path it does not name is not
+#: applied (docs/behaviour.md §6.7).
+Accept: TypeAlias = Mapping[str, "bool | Sequence[int]"]
 
 
-def as_approver(answer: Approver | Decision | str | None) -> Approver | None:
-    """A callable approver from a callable, a fixed answer, or None (stop and wait)."""
+@dataclass(frozen=True)
+class Answer:
+    """A full answer to an approval request: the decision, and with an approval the hunks
+    accepted (None: all of them), with a decline the user's reason (docs/behaviour.md §6.7)."""
+
+    decision: Decision
+    accept: Accept | None = None
+    reason: str | None = None
+
+    @classmethod
+    def of(cls, answer: Answer | Decision | str) -> Answer:
+        if isinstance(answer, Answer):
+            return answer
+        return cls(Decision(answer))
+
+
+Approver: TypeAlias = Callable[[ApplyPatchApprovalRequest], "Answer | Decision | str"]
+
+
+def as_approver(answer: Approver | Answer | Decision | str | None) -> Approver | None:
+    """A callable approver from a callable, a fixed answer, or None (stop and wait).
+
+    A fixed :class:`Answer` with a selection answers the call's first request with it; the
+    requests after it (the selection's own, a retry) get its decision alone."""
     if answer is None or callable(answer):
         return answer
-    fixed = Decision(answer)
-    return lambda _request: fixed
+    fixed = Answer.of(answer)
+    if fixed.accept is None:
+        return lambda _request: fixed
+    plain = Answer(fixed.decision, reason=fixed.reason)
+    first = [True]
+
+    def approver(_request: ApplyPatchApprovalRequest) -> Answer:
+        if first[0]:
+            first[0] = False
+            return fixed
+        return plain
+
+    return approver
 
 
 # -- the one option table ---------------------------------------------------------------------
@@ -232,6 +268,34 @@ OPTIONS: Final[tuple[Option, ...]] = (
         _REPLAYS,
         default=Decision.DECLINE.value,
         choices=_values(Decision),
+    ),
+    Option(
+        "--review",
+        OptionKind.FLAG,
+        "Ask for approval even where the policy would auto-approve, so that every file and "
+        "chunk can be reviewed (and some left out) before anything is written.",
+        _SAFETY,
+        _CALLS,
+        field="review",
+    ),
+    Option(
+        "--accept",
+        OptionKind.APPEND,
+        "With --approve approve or approve-for-session: apply only what is named - PATH (the "
+        "whole file), PATH:0,2 (those 0-based chunks of an Update), PATH:all, PATH:none; "
+        "repeat for several (a path not named is not applied). The patch of the selection is "
+        "verified and assessed again, and the model is told what was left out.",
+        _SAFETY,
+        frozenset((FrontEnd.MAGIC,)),
+        metavar="PATH[:N,M]",
+    ),
+    Option(
+        "--reason",
+        OptionKind.VALUE,
+        "With --approve decline: why, told to the model after 'patch rejected by user'.",
+        _SAFETY,
+        frozenset((FrontEnd.MAGIC,)),
+        metavar="TEXT",
     ),
     Option(
         "--line-endings",
@@ -405,6 +469,8 @@ class PipelineOptions:
     content_validator: ContentValidator | None = None
     #: What an objection does: refuse (a verification error) or warn (apply anyway).
     invalid_content: InvalidContent = InvalidContent.REFUSE
+    #: Ask for approval even where the policy would auto-approve (``--review``).
+    review: bool = False
 
     @classmethod
     def from_strings(
@@ -421,6 +487,7 @@ class PipelineOptions:
         throttle_ms: int = _FIELD_DEFAULTS["throttle_ms"],
         faults: Sequence[str] = (),
         invalid_content: str = _FIELD_DEFAULTS["invalid_content"],
+        review: bool = False,
     ) -> PipelineOptions:
         """Options from the texts a user types (the defaults are the option table's).
 
@@ -461,6 +528,7 @@ class PipelineOptions:
             throttle=throttle_ms / 1000,
             faults=tuple(faults),
             invalid_content=choice("invalid-notebooks", invalid_content, InvalidContent),
+            review=bool(review),
         )
 
     @classmethod

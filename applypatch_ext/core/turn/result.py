@@ -67,6 +67,14 @@ class CallResult:
     workdir: str | None = None
     #: The content validator's objections to content applied anyway (``InvalidContent.WARN``).
     warnings: tuple[str, ...] = ()
+    #: The patch of the hunks the user selected (docs/behaviour.md §6.7), None without one.
+    selected: ParsedPatch | None = None
+    #: A line per file or chunk the user left out (``not applied, by the user: ...``).
+    not_applied: tuple[str, ...] = ()
+    #: While the call waits: what the request asks about, file by file and chunk by chunk
+    #: (:func:`~.review.review_files`), and whether it can be answered with a selection.
+    review: tuple[dict[str, Any], ...] = ()
+    selectable: bool = False
 
     @property
     def ok(self) -> bool:
@@ -90,6 +98,8 @@ class CallResult:
             "workdir": self.workdir,
             "explanation": None if self.explanation is None else self.explanation.to_json(),
             "warnings": list(self.warnings),
+            "selected_patch": None if self.selected is None else self.selected.patch,
+            "not_applied": list(self.not_applied),
             "events": [e.to_json() for e in self.events],
         }
 
@@ -136,6 +146,9 @@ class Progress:
     attempts: int = 0
     #: the content validator's objections, when the call applies anyway (``warn``)
     warnings: tuple[str, ...] = ()
+    #: the patch of the hunks the user selected, and what was left out (§6.7)
+    selected: ParsedPatch | None = None
+    not_applied: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -150,6 +163,8 @@ class Stop:
     stderr: str = ""
     explanation: MatchExplanation | None = None
     pending_request: ApplyPatchApprovalRequest | None = None
+    review: tuple[dict[str, Any], ...] = ()
+    selectable: bool = False
 
     @classmethod
     def because(cls, status: CallStatus, message: str) -> Stop:
@@ -185,4 +200,8 @@ def build_result(
         explanation=stop.explanation,
         workdir=progress.workdir,
         warnings=progress.warnings,
+        selected=progress.selected,
+        not_applied=progress.not_applied,
+        review=stop.review,
+        selectable=stop.selectable,
     )

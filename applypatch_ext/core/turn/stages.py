@@ -46,8 +46,9 @@ from .events import (
     changes_to_json,
 )
 from .faults import FaultyFilesystem, parse_fault
-from .options import CallStatus, Decision, PipelineOptions
+from .options import Answer, CallStatus, Decision, PipelineOptions
 from .result import Stop, _failure_detail, _is_sandbox_denial, model_output
+from .review import Selection, declined_text
 from .safety import AskUser, AutoApprove, Reject, SafetyCheck, assess_patch_safety, hunk_write_paths
 from .sandbox import GrantedFilesystem, NoFollowFilesystem, SandboxedFilesystem
 
@@ -266,9 +267,10 @@ def rejected(safety: Reject) -> Stop:
 
 
 def begin(ctx: CallContext, prepared: Prepared) -> Changes:
-    """Emit the FileChange begin event; returns its change map (the end event repeats it)."""
+    """Emit the FileChange begin event; returns its change map (the end event repeats it).
+    A call run with ``--review`` is never auto-approved: the user is asked."""
     changes = changes_to_json(prepared.action.changes)
-    auto = isinstance(prepared.safety, AutoApprove)
+    auto = isinstance(prepared.safety, AutoApprove) and not ctx.options.review
     ctx.emit(PatchApplyBegin(ctx.call_id, ctx.turn.turn_id, auto, changes))
     return changes
 
@@ -280,22 +282,30 @@ def write_paths(prepared: Prepared) -> tuple[str, ...]:
     return tuple(hunk_write_paths(parse_patch(prepared.parsed.patch).hunks, prepared.cwd))
 
 
-def plan_approval(turn: Turn, prepared: Prepared) -> Approval:
+def plan_approval(turn: Turn, prepared: Prepared, *, review: bool = False) -> Approval:
     """Every request lists, and every grant covers, the paths the attempts can write; computed
     only when someone is asked or a grant is given (an auto-approved call needs none). Paths
-    approved for the session are not asked again."""
-    if not isinstance(prepared.safety, AskUser):
+    approved for the session are not asked again, unless ``review`` (``--review``) asks for
+    every call."""
+    if not review and not isinstance(prepared.safety, AskUser):
         return Approval((), (), ask=False, approved=False)
     paths = write_paths(prepared)
     keys = tuple((prepared.environment, p) for p in paths)
-    asked = not all(k in turn.session_approvals for k in keys)
+    asked = review or not all(k in turn.session_approvals for k in keys)
     return Approval(paths, keys, ask=asked, approved=True)
 
 
 def request_approval(
-    ctx: CallContext, prepared: Prepared, paths: Sequence[str], changes: Changes, *, retry: bool
+    ctx: CallContext,
+    prepared: Prepared,
+    paths: Sequence[str],
+    changes: Changes,
+    *,
+    retry: bool,
+    reason: str | None = None,
 ) -> ApplyPatchApprovalRequest:
-    """Emit (and return) an approval request for ``paths``."""
+    """Emit (and return) an approval request for ``paths``; ``reason`` says why it is asked
+    again (a file changed while the call waited, a selection of the patch)."""
     turn = ctx.turn
     request = ApplyPatchApprovalRequest(
         call_id=ctx.call_id,
@@ -305,7 +315,7 @@ def request_approval(
         files=tuple(paths),
         patch=prepared.action.patch,
         changes=changes,
-        reason=RETRY_REASON if retry else None,
+        reason=RETRY_REASON if retry else reason,
         retry=retry,
     )
     ctx.emit(request)
@@ -313,10 +323,26 @@ def request_approval(
 
 
 def record_decision(
-    ctx: CallContext, decision: Decision, keys: Sequence[tuple[str, str]], *, retry: bool
+    ctx: CallContext,
+    answer: Answer,
+    keys: Sequence[tuple[str, str]],
+    *,
+    retry: bool,
+    accepted: Selection | None = None,
 ) -> bool:
-    """Emit the decision, remember a grant for the session; returns whether it approves."""
-    ctx.emit(ApplyPatchApprovalDecision(ctx.call_id, decision.value, retry=retry))
+    """Emit the decision (with the selection accepted, or the reason of a decline), remember a
+    grant for the session; returns whether it approves."""
+    decision = answer.decision
+    reason = (answer.reason or "").strip() or None
+    ctx.emit(
+        ApplyPatchApprovalDecision(
+            ctx.call_id,
+            decision.value,
+            retry=retry,
+            accept=None if accepted is None or not decision.approved else accepted.to_json(),
+            reason=None if decision.approved else reason,
+        )
+    )
     if decision is Decision.APPROVE_FOR_SESSION:
         ctx.turn.session_approvals.update(keys)
     return decision.approved
@@ -325,6 +351,47 @@ def record_decision(
 DECLINED: Final = Ending(
     CallStatus.DECLINED, stderr=REJECTED_BY_USER, error=REJECTED_BY_USER, output=REJECTED_BY_USER
 )
+#: Why a call asks again after a file it touches changed while it waited (docs/behaviour.md
+#: §6.8); the paths follow.
+CHANGED_WHILE_WAITING: Final = "changed while the call waited for approval, so the diff is new: "
+#: Why the selected hunks of a patch are asked for (docs/behaviour.md §6.7).
+SELECTION_REASON: Final = "the selected hunks only: a new patch, verified and assessed again"
+
+
+def declined(reason: str | None) -> Ending:
+    """The user declined: the reference's text, then the user's reason if one was given."""
+    text = declined_text(REJECTED_BY_USER, reason)
+    return Ending(CallStatus.DECLINED, stderr=text, error=text, output=text)
+
+
+def nothing_selected(skipped: Sequence[str]) -> Ending:
+    """The user approved with no hunk selected: nothing is applied, as for a decline."""
+    text = "\n".join((REJECTED_BY_USER, *skipped))
+    return Ending(CallStatus.DECLINED, stderr=text, error=text, output=text)
+
+
+def partial(ending: Ending, skipped: Sequence[str]) -> Ending:
+    """The attempts' ending of a selection, with a line per file or chunk left out after the
+    attempt's stdout (the model's output and the end event both say it)."""
+    if not skipped:
+        return ending
+    return replace(ending, stdout=ending.stdout + "".join(f"{line}\n" for line in skipped))
+
+
+def stale(stop: Stop) -> Ending:
+    """A verification after the approval failed (a file changed meanwhile): nothing written."""
+    error = stop.error or stop.output
+    return Ending(
+        CallStatus.FAILED, stderr=f"{error}\n", exit_code=1, error=error, output=stop.output
+    )
+
+
+def changed_paths(shown: Changes, now: Changes, cwd: str) -> str:
+    """The paths whose proposed change differs between two change maps, relative to ``cwd``."""
+    paths = [p for p in dict.fromkeys((*shown, *now)) if shown.get(p) != now.get(p)]
+    prefix = cwd.rstrip("/") + "/"
+    return ", ".join(p.removeprefix(prefix) for p in paths)
+
 
 # -- 7: the attempts ----------------------------------------------------------------------------
 
@@ -347,7 +414,7 @@ def attempt(
     ``approved`` are the paths the user granted: writable in the sandboxed attempt, and the
     only ones an unsandboxed retry may change. An atomic attempt writes its journal first and
     rolls back on failure (its delta is then empty, or inexact when the rollback failed).
-    ``writer``: what writes instead of the runtime (an undo's, docs/behaviour.md §12); the
+    ``writer``: what writes instead of the runtime (an undo's, docs/behaviour.md §11); the
     hunks still name the paths the journal records.
     """
     options, faulty, root = ctx.options, prepared.faulty, prepared.root

@@ -37,8 +37,16 @@ from ..apply.fs import Filesystem, LocalFilesystem
 from ..apply.runtime import ApplyOutcome
 from ..errors import CancelledError
 from ..interrupts import CancellationToken, cancellation
+from ..parse.model import ParsedPatch
 from . import stages
-from .events import ApplyPatchApprovalRequest, Clock, Event, EventRecorder, PatchApplyUpdated
+from .events import (
+    ApplyPatchApprovalRequest,
+    Clock,
+    Event,
+    EventRecorder,
+    PatchApplyUpdated,
+    changes_to_json,
+)
 from .hooks import (
     POST_HOOK_FAILED,
     PRE_HOOK_FAILED,
@@ -48,10 +56,20 @@ from .hooks import (
     post_hook,
     pre_hook,
 )
-from .options import Approver, CallStatus, Decision, PipelineOptions, Stage, as_approver
+from .options import (
+    Accept,
+    Answer,
+    Approver,
+    CallStatus,
+    Decision,
+    PipelineOptions,
+    Stage,
+    as_approver,
+)
 from .preview import ApplyPatchArgumentDiffConsumer
 from .result import CallResult, Progress, Stop, build_result
-from .safety import Reject
+from .review import normalize_selection, not_applied, review_files, select_hunks
+from .safety import Reject, hunk_write_paths
 from .stages import (
     ENVIRONMENT_UNAVAILABLE,
     PATCH_REJECTED,
@@ -132,7 +150,7 @@ class Turn:
     def run(
         self,
         patch: str | Iterable[str],
-        approver: Approver | Decision | str | None = None,
+        approver: Approver | Answer | Decision | str | None = None,
         **call_options: Any,
     ) -> CallResult:
         """Feed a whole patch (or an iterable of deltas) as one call and run it."""
@@ -145,7 +163,7 @@ class Turn:
     def turn_diff(self) -> str:
         return self.tracker.get_unified_diff() or ""
 
-    # -- undo, redo and the history (docs/behaviour.md §12; the machinery is in .undo) ---------
+    # -- undo, redo and the history (docs/behaviour.md §11; the machinery is in .undo) ---------
 
     def undo(self, call_id: str | None = None, **kwargs: Any) -> CallResult:
         """Undo a call (default: the last one not undone) as a call of this turn."""
@@ -195,7 +213,10 @@ class ApplyPatchCall:
             clock=turn.clock,
         )
         self._input_done = False
-        self._steps: Generator[ApplyPatchApprovalRequest, Decision, CallResult] | None = None
+        self._steps: Generator[ApplyPatchApprovalRequest, Answer, CallResult] | None = None
+        # what the pending request asks about, and whether it is a selection's or a retry's
+        self._asked: Prepared | None = None
+        self._asked_first = False
         self._started_at: float | None = None
         self.result: CallResult | None = None
 
@@ -239,7 +260,7 @@ class ApplyPatchCall:
 
     # -- running --------------------------------------------------------------------------------
 
-    def run(self, approver: Approver | Decision | str | None = None) -> CallResult:
+    def run(self, approver: Approver | Answer | Decision | str | None = None) -> CallResult:
         """Run the pipeline; without an approver an approval request stops the call."""
         self.finish_input()
         if self._steps is None:
@@ -251,12 +272,58 @@ class ApplyPatchCall:
         raise RuntimeError("the call is waiting for approval: use resume(decision)")
 
     def resume(
-        self, decision: Decision | str, approver: Approver | Decision | str | None = None
+        self,
+        decision: Decision | str,
+        approver: Approver | Answer | Decision | str | None = None,
+        *,
+        accept: Accept | None = None,
+        reason: str | None = None,
     ) -> CallResult:
-        """Answer the pending approval request and go on."""
+        """Answer the pending approval request and go on.
+
+        ``accept`` approves only some hunks (per path as written: True, False or chunk
+        indexes; docs/behaviour.md §6.7); ``reason`` is a decline's reason, given to the model.
+        Raises ``ValueError`` for a selection the patch does not allow (the call still waits).
+        """
         if self.result is None or self.result.status != CallStatus.AWAITING_APPROVAL:
             raise RuntimeError(f"call {self.call_id} is not waiting for approval")
-        return self._drive(Decision(decision), as_approver(approver))
+        answer = Answer(Decision(decision), accept, reason)
+        self.check_answer(answer)
+        return self._drive(answer, as_approver(approver))
+
+    def check_answer(self, answer: Answer) -> None:
+        """Raise ``ValueError`` when ``answer`` cannot answer the pending request: a selection
+        answers only the first request of a call (not a retry's, not a selection's), and must
+        fit its patch; a reason goes with a decline only."""
+        if answer.reason is not None and answer.decision.approved:
+            raise ValueError(
+                f"a reason goes with a decline, not with {answer.decision.value}: the reason "
+                "tells the model why the patch was declined"
+            )
+        if answer.accept is None:
+            return
+        if not answer.decision.approved:
+            raise ValueError("accept selects what to apply: give it with approve, not decline")
+        if self._asked is None or not self._asked_first:
+            raise ValueError(
+                "accept answers the first approval request of a call only: this request is a "
+                "retry or the request for a selection already made; answer it with a decision"
+            )
+        normalize_selection(self._asked.parsed, answer.accept)
+
+    def review(self) -> list[dict[str, Any]]:
+        """What the pending approval request asks about, file by file and chunk by chunk, with
+        the seek pass of each chunk (:func:`~.review.review_files`); empty when nothing waits.
+        It reads the updated files once."""
+        asked = self._asked
+        if asked is None or self.stage != Stage.WAITING_FOR_APPROVAL:
+            return []
+        return review_files(asked.parsed, asked.cwd, self.turn.fs, self.options.line_endings)
+
+    @property
+    def reviewable(self) -> bool:
+        """The pending request can be answered with a selection of hunks."""
+        return self._asked is not None and self._asked_first
 
     def abandon(self, reason: str) -> CallResult:
         """Cancel a call whose input never completed: nothing runs, nothing is written."""
@@ -279,7 +346,7 @@ class ApplyPatchCall:
         self.result = self._result(Stop(CallStatus.DRY_RUN, "dry run: nothing was written"))
         return self.result
 
-    def _drive(self, answer: Decision | None, approver: Approver | None) -> CallResult:
+    def _drive(self, answer: Answer | None, approver: Approver | None) -> CallResult:
         assert self._steps is not None
         try:
             # The token is the current one for the checkpoints of parsing, verification and the
@@ -289,10 +356,16 @@ class ApplyPatchCall:
                 while True:
                     if approver is None:
                         self._advance(stage=Stage.WAITING_FOR_APPROVAL)
-                        waiting = Stop(CallStatus.AWAITING_APPROVAL, "", pending_request=request)
+                        waiting = Stop(
+                            CallStatus.AWAITING_APPROVAL,
+                            "",
+                            pending_request=request,
+                            review=tuple(self.review()),
+                            selectable=self.reviewable,
+                        )
                         self.result = self._result(waiting)
                         return self.result
-                    request = self._steps.send(Decision(approver(request)))
+                    request = self._steps.send(Answer.of(approver(request)))
         except CancelledError:
             # Cancelled before the begin event (parsing, verifying): nothing was written.
             reason = f"apply_patch was cancelled while {self.stage}: nothing was written"
@@ -377,7 +450,7 @@ class ApplyPatchCall:
             return stages.rejected(safety)
         return Prepared(parsed.parsed, env.name, cwd, env.root, action, safety, faulty)
 
-    def _pipeline(self) -> Generator[ApplyPatchApprovalRequest, Decision, CallResult]:
+    def _pipeline(self) -> Generator[ApplyPatchApprovalRequest, Answer, CallResult]:
         recovered = stages.recover_journals(self._ctx)
         if recovered is not None:
             return self._conclude(recovered)
@@ -385,27 +458,118 @@ class ApplyPatchCall:
         if isinstance(prepared, Stop):
             return self._conclude(prepared)
         changes = stages.begin(self._ctx, prepared)
-        approval = stages.plan_approval(self.turn, prepared)
+        approval = stages.plan_approval(self.turn, prepared, review=self.options.review)
         if approval.ask:
-            decision = yield self._ask(prepared, approval.paths, changes, retry=False)
-            if not stages.record_decision(self._ctx, decision, approval.keys, retry=False):
-                return self._end(prepared, changes, stages.DECLINED)
+            approved = yield from self._approve(prepared, approval, changes)
+            if isinstance(approved, Ending):
+                return self._end(prepared, changes, approved)
+            prepared, approval = approved
         outcome = yield from self._attempts(prepared, approval, changes)
         if isinstance(outcome.error, CancelledError):
             # Like an aborted turn: no end event; what was written is tracked honestly.
             stages.track(self._ctx, self._progress.delta, prepared.environment)
             return self._conclude(Stop.because(CallStatus.CANCELLED, str(outcome.error)))
-        return self._end(prepared, changes, stages.attempts_ending(outcome))
+        ending = stages.partial(stages.attempts_ending(outcome), self._progress.not_applied)
+        return self._end(prepared, changes, ending)
+
+    def _approve(
+        self, prepared: Prepared, approval: Approval, changes: Changes
+    ) -> Generator[ApplyPatchApprovalRequest, Answer, tuple[Prepared, Approval] | Ending]:
+        """Ask until an answer covers what was shown (docs/behaviour.md §6.7, §6.8).
+
+        An approval verifies again first: if a file changed while the call waited and the diff
+        is no longer the one shown, the call asks again with the new diff. An approval of some
+        hunks only builds the patch of the selected hunks, verifies it and assesses its safety
+        (a new patch): it applies at once when that allows, or is asked for in its turn.
+        Returns what the attempts run and their grant, or how the call ends without them.
+        """
+        shown, reason, first = changes, None, True
+        while True:
+            answer = yield self._ask(
+                prepared, approval.paths, shown, retry=False, reason=reason, first=first
+            )
+            selection = None
+            if first and answer.accept is not None and answer.decision.approved:
+                selection = normalize_selection(prepared.parsed, answer.accept)
+            keys = approval.keys
+            if selection is not None and not selection.everything:
+                # "for session" grants what the selection writes, not what it left out
+                kept = select_hunks(prepared.parsed, selection)
+                paths = () if kept is None else hunk_write_paths(kept.hunks, prepared.cwd)
+                keys = tuple((prepared.environment, p) for p in paths)
+            if not stages.record_decision(self._ctx, answer, keys, retry=False, accepted=selection):
+                return stages.declined(answer.reason)
+            fresh = self._reverify(prepared)
+            if isinstance(fresh, Ending):
+                return fresh
+            now = changes_to_json(fresh.action.changes)
+            if now != shown:
+                reason = stages.CHANGED_WHILE_WAITING + stages.changed_paths(
+                    shown, now, prepared.cwd
+                )
+                prepared, shown = fresh, now
+                self._advance(proposed=fresh.action)
+                continue
+            if selection is None or selection.everything:
+                return prepared, approval
+            skipped = tuple(not_applied(selection))
+            self._advance(not_applied=skipped)
+            sub = select_hunks(prepared.parsed, selection)
+            if sub is None:
+                return stages.nothing_selected(skipped)
+            selected = self._prepare_selection(prepared, sub)
+            if isinstance(selected, Ending):
+                return selected
+            prepared, first = selected, False
+            approval = stages.plan_approval(self.turn, prepared)
+            if not approval.ask:
+                return prepared, approval
+            shown, reason = changes_to_json(prepared.action.changes), stages.SELECTION_REASON
+
+    def _reverify(self, prepared: Prepared) -> Prepared | Ending:
+        """Verify the patch again, now (a file may have changed while the call waited)."""
+        action = stages.verify(self.options, prepared.parsed, prepared.cwd, prepared.faulty)
+        if isinstance(action, Stop):
+            return stages.stale(action)
+        return replace(prepared, action=action)
+
+    def _prepare_selection(self, prepared: Prepared, selected: ParsedPatch) -> Prepared | Ending:
+        """The selected hunks are a new patch: verify it, check its content, assess its safety
+        (events as for any patch); a Reject ends the call declined with the rejection's text."""
+        self._advance(selected=selected, stage=Stage.VERIFYING)
+        action = stages.verify(self.options, selected, prepared.cwd, prepared.faulty)
+        if isinstance(action, Stop):
+            return stages.stale(action)
+        warnings = stages.check_content(self._ctx, action)
+        if isinstance(warnings, Stop):
+            return stages.stale(warnings)
+        self._advance(proposed=action, warnings=warnings, stage=Stage.SAFETY)
+        safety = stages.assess_safety(self._ctx, action, prepared.root)
+        self._advance(safety=safety)
+        if isinstance(safety, Reject):
+            text = PATCH_REJECTED + safety.reason
+            return Ending(CallStatus.DECLINED, stderr=text, error=safety.reason, output=text)
+        return replace(prepared, parsed=selected, action=action, safety=safety)
 
     def _ask(
-        self, prepared: Prepared, paths: Sequence[str], changes: Changes, *, retry: bool
+        self,
+        prepared: Prepared,
+        paths: Sequence[str],
+        changes: Changes,
+        *,
+        retry: bool,
+        reason: str | None = None,
+        first: bool = False,
     ) -> ApplyPatchApprovalRequest:
         self._advance(stage=Stage.WAITING_FOR_APPROVAL)
-        return stages.request_approval(self._ctx, prepared, paths, changes, retry=retry)
+        self._asked, self._asked_first = prepared, first and not retry
+        return stages.request_approval(
+            self._ctx, prepared, paths, changes, retry=retry, reason=reason
+        )
 
     def _attempts(
         self, prepared: Prepared, approval: Approval, changes: Changes
-    ) -> Generator[ApplyPatchApprovalRequest, Decision, ApplyOutcome]:
+    ) -> Generator[ApplyPatchApprovalRequest, Answer, ApplyOutcome]:
         """The first attempt (sandboxed when the profile asks for it) and, when the sandbox
         denied it, an unsandboxed retry, after a second approval unless the user already
         approved this call (Codex does not ask twice). An approval grants the approved paths
@@ -416,8 +580,8 @@ class ApplyPatchCall:
             return outcome
         paths = approval.paths or stages.write_paths(prepared)
         if not approval.approved:
-            decision = yield self._ask(prepared, paths, changes, retry=True)
-            if not stages.record_decision(self._ctx, decision, (), retry=True):
+            answer = yield self._ask(prepared, paths, changes, retry=True)
+            if not stages.record_decision(self._ctx, answer, (), retry=True):
                 return outcome
         # Unsandboxed, but confined to the paths the request listed.
         return self._attempt(prepared, sandboxed=False, approved=paths)
@@ -443,7 +607,7 @@ def run_patch(
     patch: str,
     cwd: str,
     *,
-    approver: Approver | Decision | str | None = Decision.APPROVE,
+    approver: Approver | Answer | Decision | str | None = Decision.APPROVE,
     options: PipelineOptions | None = None,
     filesystem: Filesystem | None = None,
 ) -> CallResult:

@@ -1,4 +1,4 @@
-"""Undo, redo and the history of a turn (docs/behaviour.md §12).
+"""Undo, redo and the history of a turn (docs/behaviour.md §11).
 
 Every call that committed changes can be undone: the inverse of its committed delta, read as
 each file's state before the call and as the call left it (:func:`~..apply.revert.file_states`).
@@ -37,10 +37,10 @@ from ..errors import ParseError
 from ..interrupts import CancellationToken
 from ..parse.model import Hunk
 from ..parse.parser import parse_patch
-from .options import Approver, CallStatus, Decision, PipelineOptions, Stage
+from .options import Answer, Approver, CallStatus, Decision, PipelineOptions, Stage
 from .result import CallResult, Stop
 from .safety import Reject
-from .stages import VERIFICATION_FAILED, Prepared
+from .stages import VERIFICATION_FAILED, Ending, Prepared
 from .turn import ApplyPatchCall, Turn
 
 Kind = Literal["undo", "redo"]
@@ -313,6 +313,27 @@ class UndoCall(ApplyPatchCall):
         if isinstance(safety, Reject):
             return stages.rejected(safety)
         return Prepared(parsed, self._environment(), self.root, self.root, action, safety, faulty)
+
+    def check_answer(self, answer: Answer) -> None:
+        """An undo is answered whole: its files are picked before it runs (``only``), never
+        by hunks, since its patch only describes the states it restores."""
+        if answer.accept is not None:
+            raise ValueError(
+                f"an {self.kind} restores whole files: it cannot apply a selection of hunks; "
+                "pick its files with only= (%apply_patch_undo --only PATH) and approve or "
+                "decline it whole"
+            )
+        super().check_answer(answer)
+
+    @property
+    def reviewable(self) -> bool:
+        return False
+
+    def _reverify(self, prepared: Prepared) -> Prepared | Ending:
+        """An undo's approval covers the states it restores, not a diff of the files: its writer
+        checks every file again just before the first write, and a file changed while the undo
+        waited fails it with nothing written (docs/behaviour.md §11.2)."""
+        return prepared
 
     def _write(self, _hunks: Sequence[Hunk], _cwd: str, fs: Filesystem) -> ApplyOutcome:
         return apply_steps(self.steps, fs)

@@ -1,4 +1,4 @@
-"""Undo and redo of a call (docs/behaviour.md §12), on the real disk: after every undo the whole
+"""Undo and redo of a call (docs/behaviour.md §11), on the real disk: after every undo the whole
 tree, modes included, is compared with the tree before the call (tests/trees.py)."""
 
 from __future__ import annotations
@@ -375,3 +375,18 @@ def test_an_undo_denied_by_the_sandbox_is_retried_after_approval(root: Path) -> 
     assert done.status == CallStatus.COMPLETED, done.error
     assert done.attempts == 2
     assert tree(root) == before
+
+
+def test_an_undo_waiting_for_approval_takes_no_selection_of_hunks(
+    root: Path, tmp_path: Path
+) -> None:
+    turn = turn_in(root)
+    turn.run(patch("*** Add File: ../outside.txt\n+out"), Decision.APPROVE)
+    undo = undo_call(turn)
+    assert undo.run().status == CallStatus.AWAITING_APPROVAL
+    assert not undo.reviewable
+    with pytest.raises(ValueError, match="restores whole files"):
+        undo.resume(Decision.APPROVE, accept={"../outside.txt": True})
+    assert undo.result is not None and undo.result.status == CallStatus.AWAITING_APPROVAL
+    assert undo.resume(Decision.APPROVE).status == CallStatus.COMPLETED
+    assert not (tmp_path / "outside.txt").exists()

@@ -1,0 +1,267 @@
+"""Per-file and per-hunk review of a call waiting for approval (docs/behaviour.md §6.7).
+
+A reviewer sees every file of the patch and every chunk of an Update, each with its diff (the
+chunk's own text) and, for a chunk the seek cascade matched only fuzzily, the file's actual
+lines beside the patch's (:func:`review_files`). An approval may then accept only some of them
+(an :data:`~.options.Accept` selection): :func:`normalize_selection` checks it against the
+parsed patch, :func:`select_hunks` builds the new patch of the selected hunks only (its own
+canonical text, verified and assessed again by the call), and :func:`not_applied` words what
+was left out for the model.
+
+Added, deleted and moved files are all or nothing: a chunk of a move cannot be applied without
+the move. Keys are the paths as the patch writes them (the source path of a move).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from ..apply.contents import locate_chunks
+from ..apply.fs import Filesystem, resolve_path
+from ..errors import ApplyPatchError
+from ..parse.model import AddFile, DeleteFile, Hunk, ParsedPatch, UpdateFile, render_patch
+from ..parse.parser import parse_patch
+from ..text import LineEndings
+from .options import Accept
+
+#: The model-visible line of each file or chunk the user left out.
+NOT_APPLIED: Final = "not applied, by the user: "
+#: Before the reason of a decline, on the line after ``patch rejected by user``.
+DECLINE_REASON: Final = "The user's reason: "
+
+
+def _chunk_counts(parsed: ParsedPatch) -> dict[str, int]:
+    """Per path as written, the number of chunks of its Update hunks (0 for Add/Delete)."""
+    counts: dict[str, int] = {}
+    for hunk in parsed.hunks:
+        chunks = len(hunk.chunks) if isinstance(hunk, UpdateFile) else 0
+        counts[hunk.path] = counts.get(hunk.path, 0) + chunks
+    return counts
+
+
+def _whole_only(parsed: ParsedPatch) -> dict[str, str]:
+    """The paths that can only be accepted whole, with what they are (for the error)."""
+    kinds: dict[str, str] = {}
+    for hunk in parsed.hunks:
+        if isinstance(hunk, AddFile):
+            kinds[hunk.path] = "an added file"
+        elif isinstance(hunk, DeleteFile):
+            kinds[hunk.path] = "a deleted file"
+        elif hunk.move_path is not None:
+            kinds[hunk.path] = f"a file moved to {hunk.move_path}"
+    return kinds
+
+
+@dataclass(frozen=True)
+class Selection:
+    """A checked selection: per path as written, the chunk indexes kept (all for True)."""
+
+    keep: Mapping[str, frozenset[int]]
+    counts: Mapping[str, int]
+
+    @property
+    def everything(self) -> bool:
+        return all(
+            self._whole(path) or len(self.keep[path]) == count
+            for path, count in self.counts.items()
+        )
+
+    @property
+    def nothing(self) -> bool:
+        return not any(self.kept(path) for path in self.counts)
+
+    def _whole(self, path: str) -> bool:
+        return self.counts[path] == 0 and -1 in self.keep[path]
+
+    def kept(self, path: str) -> bool:
+        """Something of ``path`` is applied."""
+        return bool(self.keep[path]) if self.counts[path] else -1 in self.keep[path]
+
+    def to_json(self) -> dict[str, Any]:
+        """Per path: True, False, or the sorted chunk indexes kept."""
+        out: dict[str, Any] = {}
+        for path, count in self.counts.items():
+            keep = self.keep[path]
+            if count == 0 or len(keep) == count or not keep:
+                out[path] = self.kept(path)
+            else:
+                out[path] = sorted(keep)
+        return out
+
+
+def normalize_selection(parsed: ParsedPatch, accept: Accept) -> Selection:
+    """Check ``accept`` against the patch. It names what the approval covers: a path it does
+    not name is not applied (an approval covers what was named, nothing else).
+
+    Raises ``ValueError`` naming the path and what is valid: a path not in the patch, a chunk
+    index out of range, a list for a file that is all or nothing, a value of another type.
+    """
+    counts = _chunk_counts(parsed)
+    whole = _whole_only(parsed)
+    valid_paths = ", ".join(counts)
+    keep: dict[str, frozenset[int]] = {path: frozenset() for path in counts}
+    for path, value in accept.items():
+        if path not in counts:
+            raise ValueError(
+                f"accept: {path!r} is not a path of this patch; its paths are: {valid_paths}"
+            )
+        count = counts[path]
+        if isinstance(value, bool):
+            if count:
+                keep[path] = frozenset(range(count)) if value else frozenset()
+            else:
+                keep[path] = frozenset((-1,)) if value else frozenset()
+            continue
+        if isinstance(value, str | bytes) or not isinstance(value, Sequence | set | frozenset):
+            raise ValueError(
+                f"accept: {path!r}: give True, False or a list of chunk indexes, not {value!r}"
+            )
+        if path in whole:
+            raise ValueError(
+                f"accept: {path!r} is {whole[path]}: accept it whole (True) or not at all "
+                "(False), not by chunk"
+            )
+        indexes: set[int] = set()
+        for item in value:
+            if isinstance(item, bool) or not isinstance(item, int):
+                raise ValueError(f"accept: {path!r}: chunk indexes are integers, got {item!r}")
+            if not 0 <= item < count:
+                raise ValueError(
+                    f"accept: {path!r}: chunk index {item} is out of range; it has {count} "
+                    f"chunk{'s' if count != 1 else ''}, indexes 0 to {count - 1}"
+                )
+            indexes.add(item)
+        keep[path] = frozenset(indexes)
+    return Selection(keep, counts)
+
+
+def parse_accept(specs: Sequence[str]) -> dict[str, bool | tuple[int, ...]]:
+    """A selection from ``--accept`` texts: ``PATH`` or ``PATH:all`` (the whole file),
+    ``PATH:none`` (not at all), ``PATH:0,2`` (those 0-based chunks). A suffix after the last
+    ``:`` that is none of these is part of the path. Raises ``ValueError`` naming the text."""
+    accept: dict[str, bool | tuple[int, ...]] = {}
+    for spec in specs:
+        path, colon, suffix = spec.rpartition(":")
+        value: bool | tuple[int, ...]
+        if colon and suffix.strip() in ("all", "none"):
+            value = suffix.strip() == "all"
+        elif colon and suffix.replace(",", "").replace(" ", "").isdigit():
+            items = [item.strip() for item in suffix.split(",")]
+            if not all(item.isascii() and item.isdigit() for item in items):
+                raise ValueError(
+                    f"--accept {spec!r}: chunk indexes are 0-based integers separated by "
+                    f"commas, e.g. {path}:0,2"
+                )
+            value = tuple(int(item) for item in items)
+        else:
+            path, value = spec, True
+        if not path:
+            raise ValueError(
+                f"--accept {spec!r}: name a path of the patch: PATH, PATH:0,2, PATH:all or "
+                "PATH:none"
+            )
+        if path in accept:
+            raise ValueError(f"--accept names {path!r} twice; give each path once")
+        accept[path] = value
+    return accept
+
+
+def select_hunks(parsed: ParsedPatch, selection: Selection) -> ParsedPatch | None:
+    """The patch of the selected hunks only, parsed from its canonical text (None when nothing
+    is selected). Chunk indexes count every chunk of a path, across its Update hunks."""
+    hunks: list[Hunk] = []
+    seen: dict[str, int] = {}
+    for hunk in parsed.hunks:
+        if not isinstance(hunk, UpdateFile) or selection.counts[hunk.path] == 0:
+            if selection.kept(hunk.path):
+                hunks.append(hunk)
+            continue
+        if hunk.move_path is not None:  # all or nothing
+            if selection.kept(hunk.path):
+                hunks.append(hunk)
+            seen[hunk.path] = seen.get(hunk.path, 0) + len(hunk.chunks)
+            continue
+        first = seen.get(hunk.path, 0)
+        seen[hunk.path] = first + len(hunk.chunks)
+        keep = selection.keep[hunk.path]
+        chunks = tuple(c for i, c in enumerate(hunk.chunks, first) if i in keep)
+        if chunks:
+            hunks.append(UpdateFile(hunk.path, None, chunks))
+    if not hunks:
+        return None
+    return parse_patch(render_patch(hunks, parsed.environment_id))
+
+
+def not_applied(selection: Selection) -> list[str]:
+    """The model-visible lines of what the user left out, in patch order."""
+    lines: list[str] = []
+    for path, count in selection.counts.items():
+        keep = selection.keep[path]
+        if not selection.kept(path):
+            lines.append(f"{NOT_APPLIED}{path}")
+            continue
+        lines.extend(
+            f"{NOT_APPLIED}{path} chunk {i + 1} of {count}" for i in range(count) if i not in keep
+        )
+    return lines
+
+
+def declined_text(rejected: str, reason: str | None) -> str:
+    """The reference's decline text, then the user's reason (if any) on its own line."""
+    reason = (reason or "").strip()
+    return rejected if not reason else f"{rejected}\n{DECLINE_REASON}{reason}"
+
+
+def review_files(
+    parsed: ParsedPatch,
+    cwd: str,
+    fs: Filesystem,
+    line_endings: LineEndings = LineEndings.PRESERVE,
+) -> list[dict[str, Any]]:
+    """What a reviewer sees, per hunk in patch order: path, kind, move path, whether it is all
+    or nothing, its chunks (index, the chunk's diff text, the pass that matched it and, for a
+    fuzzy match, the file's line beside the patch's where they differ).
+
+    Reads each updated file once; computed only for a call that asks. A file that no longer
+    matches (edited meanwhile) gets no marks: the call verifies again when answered.
+    """
+    files: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    for hunk in parsed.hunks:
+        entry: dict[str, Any] = {"path": hunk.path, "kind": hunk.kind, "move_path": None}
+        if not isinstance(hunk, UpdateFile):
+            entry.update(whole=True, chunks=[], text=str(hunk))
+            files.append(entry)
+            continue
+        first = seen.get(hunk.path, 0)
+        seen[hunk.path] = first + len(hunk.chunks)
+        marks: dict[int, dict[str, Any]] = {}
+        try:
+            original = fs.read_bytes(resolve_path(cwd, hunk.path)).decode("utf-8")
+            for match in locate_chunks(original, hunk.path, hunk.chunks, line_endings):
+                marks[match.index] = match.to_json()
+        except (OSError, UnicodeDecodeError, ApplyPatchError):
+            pass
+        chunks = []
+        for i, chunk in enumerate(hunk.chunks):
+            mark = marks.get(i, {"line": None, "pass": None, "fuzzy": False, "pairs": []})
+            chunks.append(
+                {
+                    "index": first + i,
+                    "text": str(chunk),
+                    "line": mark["line"],
+                    "pass": mark["pass"],
+                    "fuzzy": mark["fuzzy"],
+                    "pairs": mark["pairs"],
+                }
+            )
+        entry.update(
+            move_path=hunk.move_path,
+            whole=hunk.move_path is not None,
+            chunks=chunks,
+            text=str(hunk),
+        )
+        files.append(entry)
+    return files

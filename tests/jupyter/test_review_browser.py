@@ -1,0 +1,101 @@
+"""The review in a real JupyterLab in Debian's Chromium (issue 17, items 1 and 3): a chunk
+toggled off by the keyboard, "Apply selected", the files on disk after it; a decline with a
+reason typed into the box beside Decline, and the model's output that says it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from .conftest import JupyterServer, PageWatch
+from .pages import WIDGET, expect, open_lab_notebook, run_lab_cells
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+pytestmark = pytest.mark.browser
+
+NINE = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\n"
+PATCH = "\n".join(
+    [
+        "*** Begin Patch",
+        "*** Update File: a.txt",
+        "@@",
+        "-one",
+        "+ONE",
+        "@@",
+        " four",
+        "-five",
+        "+FIVE",
+        "@@",
+        "-nine",
+        "+NINE",
+        "*** Add File: b.txt",
+        "+bee",
+        "*** End Patch",
+    ]
+)
+
+
+def test_toggle_a_chunk_off_apply_selected_and_decline_with_a_reason(
+    page: Page, jupyter_lab: JupyterServer, watch: PageWatch, artifacts_dir: Path
+) -> None:
+    root = jupyter_lab.root
+    (root / "a.txt").write_text(NINE)
+    (root / "d.txt").write_text("dee\n")
+    name = jupyter_lab.write_notebook(
+        "review.ipynb",
+        [
+            "%load_ext applypatch_ext",
+            f"%%apply_patch partial --review --new-turn --stream-chunk 0\n{PATCH}",
+            "%%apply_patch declined --review --stream-chunk 0\n"
+            "*** Begin Patch\n*** Delete File: d.txt\n*** End Patch",
+            "print('CHECK', repr(partial.output.splitlines()[-2:]), repr(declined.output))",
+        ],
+    )
+    panel = open_lab_notebook(page, jupyter_lab.url, name)
+    run_lab_cells(page, name, [0, 1, 2])
+    widgets = panel.locator(WIDGET)
+    expect(widgets).to_have_count(2, timeout=30_000)
+    partial, declined = widgets.nth(0), widgets.nth(1)
+
+    # every file and chunk has a labelled checkbox, all ticked, its diff beside it
+    review = partial.get_by_test_id("applypatch-review")
+    expect(review).to_be_visible(timeout=30_000)
+    second = partial.get_by_role("checkbox", name="chunk 2 of 3 of a.txt")
+    expect(second).to_be_checked()
+    expect(partial.get_by_role("checkbox")).to_have_count(5)  # a.txt, its 3 chunks, b.txt
+    expect(review).to_contain_text("+FIVE")
+    # off by the keyboard: focus and space
+    second.focus()
+    page.keyboard.press("Space")
+    expect(second).not_to_be_checked()
+    file_box = partial.get_by_test_id("applypatch-review-file-0")
+    assert file_box.evaluate("(box) => box.indeterminate") is True
+    apply = partial.get_by_test_id("applypatch-apply-selected")
+    expect(apply).to_contain_text("some left out")
+    partial.screenshot(path=str(artifacts_dir / "widget-review.png"))
+    assert (root / "a.txt").read_text() == NINE and not (root / "b.txt").exists()
+    apply.click()
+    expect(partial.get_by_test_id("applypatch-status")).to_have_text("completed", timeout=15_000)
+    assert (root / "a.txt").read_text() == NINE.replace("one", "ONE").replace("nine", "NINE")
+    assert (root / "b.txt").read_text() == "bee\n"
+
+    # a decline with a reason, typed beside Decline
+    reason = declined.get_by_test_id("applypatch-reason-input")
+    expect(reason).to_be_visible(timeout=15_000)
+    reason.fill("keep d.txt, the tests read it")
+    declined.get_by_test_id("applypatch-decline").click()
+    expect(declined.get_by_test_id("applypatch-status")).to_have_text("declined", timeout=15_000)
+    assert (root / "d.txt").read_text() == "dee\n"
+
+    run_lab_cells(page, name, [3])
+    output = panel.locator(".jp-Cell").nth(3).locator(".jp-OutputArea-output")
+    expect(output).to_contain_text(
+        "CHECK ['M a.txt', 'not applied, by the user: a.txt chunk 2 of 3'] "
+        '"patch rejected by user\\nThe user\'s reason: keep d.txt, the tests read it"',
+        timeout=15_000,
+    )
+    watch.check()
