@@ -132,11 +132,13 @@ if TYPE_CHECKING:
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext applypatch_ext``: register the magics (imported only now)."""
+    from .jupyter.lite import guard_lite_kernel
     from .jupyter.magic import ApplyPatchMagics
     from .jupyter.replay import ReplayMagics
 
     ipython.register_magics(ApplyPatchMagics)
     ipython.register_magics(ReplayMagics)
+    guard_lite_kernel(ipython)  # JupyterLite: a patch's indentation must not hang the cell
 
 
 def __getattr__(name: str) -> Any:
