@@ -2,11 +2,12 @@
 
 The site (``make lite``, see tools/build_lite.py) is served by a plain static server on
 127.0.0.1 (no Jupyter server); the kernel is Pyodide in the page, with this package, IPython,
-ipywidgets and anywidget loaded from the site itself. ``01_tour.ipynb`` and
-``04_failure_cases.ipynb`` run top to bottom there, asserts included: every code cell runs
-without an error, every ``%%apply_patch`` call shows its widget in a final state, the waiting
-call of the tour resumes when its approval button is clicked, no request leaves 127.0.0.1 and
-the console has no error.
+ipywidgets, anywidget and nbformat loaded from the site itself. Every teaching notebook runs
+top to bottom there, asserts included: every code cell runs without an error, every widget
+shows the status its case expects, the cells that cannot run in a browser (a process) say so in
+one line, the waiting call of the tour resumes when its approval button is clicked, no request
+leaves 127.0.0.1, and neither the console (the page's and the kernel worker's) nor the page has
+an error.
 """
 
 from __future__ import annotations
