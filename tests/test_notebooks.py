@@ -250,7 +250,7 @@ def test_replay_a_codex_session(runs: dict[str, Run]) -> None:
 
 def test_the_notebook_session_is_the_real_fixture() -> None:
     fixture = Path(__file__).parent / "data" / "rollouts" / "0.163.0" / "session.jsonl"
-    assert (DATA_DIR / "codex_session.jsonl").read_bytes() == fixture.read_bytes()
+    assert (DATA_DIR / "codex_session.txt").read_bytes() == fixture.read_bytes()
 
 
 def test_notebook_files(runs: dict[str, Run]) -> None:
@@ -281,7 +281,7 @@ def test_notebook_files(runs: dict[str, Run]) -> None:
 
 
 def test_recorded_stream_is_an_openai_like_event_stream() -> None:
-    lines = (DATA_DIR / "recorded_stream.jsonl").read_text(encoding="utf-8").splitlines()
+    lines = (DATA_DIR / "recorded_stream.txt").read_text(encoding="utf-8").splitlines()
     events = [json.loads(line) for line in lines]
     kinds = {event["type"] for event in events}
     assert {"response.created", "response.output_text.delta", "response.output_item.added"} <= kinds
