@@ -18,6 +18,7 @@ from applypatch_ext.core.turn.safety import AskUser, AutoApprove, Reject
 from applypatch_ext.core.turn.turn import RETRY_REASON
 from applypatch_ext.jupyter import vocabulary as vocabulary_module
 from applypatch_ext.jupyter.assets import asset_path
+from applypatch_ext.jupyter.static_diff import MONO_FONTS
 from applypatch_ext.jupyter.widget import ApplyPatchWidget, call_vocabulary
 
 from .conftest import Magic
@@ -404,11 +405,12 @@ def test_the_magic_shows_the_live_view_and_its_record_apart(
         "completed" in final["data"]["text/plain"] and "running" not in final["data"]["text/plain"]
     )
     assert "**completed**" in final["data"]["text/markdown"]
-    # every diff and text block of the record is monospace, wherever it is shown
-    assert html.count("<pre") == html.count(
-        '<pre style="margin:0;font-family:var(--jp-code-font'
-    ) + (html.count('<pre style="font-family:var(--jp-code-font'))
-    assert "monospace)" in html
+    # every diff and text block of the record is monospace, wherever it is shown: a plain
+    # font stack (kept by a sanitizer), then the theme's code font (where it is not)
+    blocks = re.findall(r"<(?:pre|table)\b[^>]*>", html)
+    assert len(blocks) >= 3 and "<table" in "".join(blocks)
+    for tag in blocks:
+        assert f"font-family:{MONO_FONTS};font-family:var(--jp-code-font-family," in tag, tag
 
 
 def test_approval_click_resumes_the_call(
