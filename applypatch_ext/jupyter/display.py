@@ -27,12 +27,14 @@ STATUS_TEXT = {
 # the size of the patch: each representation has a share of RECORD_BOUND; the short fields
 # (status, safety, lists of paths, stdout, the timeline...) are capped, and the diffs get what
 # is left of the share. What is cut is marked (how many lines, how many bytes) and says where
-# the whole is (WHOLE_DIFF_IS). docs/behaviour.md §11.3.
+# the whole is (WHOLE_DIFF_IS). README.md, "In a notebook", says it for users.
 
-#: The most one call's record adds to a saved notebook, in bytes (UTF-8, before JSON escaping).
+#: The most one call's record adds to a saved notebook, in bytes: its output as the file holds
+#: it (UTF-8 JSON: escaping, the display id and metadata included).
 RECORD_BOUND: Final = 256 * 1024
-#: The shares of the three representations (they sum to RECORD_BOUND).
-HTML_SHARE: Final = RECORD_BOUND * 5 // 8
+#: The shares of the three representations; the last sixteenth is left for the JSON escaping
+#: (a quote or a line feed takes two bytes there) and the output's metadata.
+HTML_SHARE: Final = RECORD_BOUND * 9 // 16
 TEXT_SHARE: Final = RECORD_BOUND * 3 // 16
 #: Caps of the short fields, per representation: characters of a text block (stdout, stderr,
 #: the timeline, the explanation), entries of a list of paths, characters of one path.
