@@ -318,9 +318,8 @@ _WORD_BG = {"add": ADD_WORD_BG, "del": DEL_WORD_BG}
 _SIGN = {"add": "+", "del": "-", "context": " "}
 _SIGN_FG = {"add": ADD_FG, "del": DEL_FG}
 _KIND_WORDS = {"add": "added", "del": "removed", "context": "unchanged"}
-TABLE_STYLE: Final = (
-    "border-collapse:collapse;table-layout:fixed;width:100%;margin:0;font-size:12px;"
-    f"line-height:1.45;white-space:pre;{MONO}"
+PRE_STYLE: Final = (
+    f"margin:0;padding:0;font-size:12px;line-height:1.45;white-space:pre;overflow-x:auto;{MONO}"
 )
 
 
@@ -458,7 +457,7 @@ def _code_html(row: Row, source: Line | None, visible: Callable[[str], str]) -> 
 
 
 def _wide(text: str, style: str) -> str:
-    return f'<tr style="{style}"><td colspan="3">{text}</td></tr>'
+    return f'<span style="display:block;{style}">{text}</span>'
 
 
 def _gutter(row: Row, digits: int) -> str:
@@ -468,8 +467,10 @@ def _gutter(row: Row, digits: int) -> str:
 
 
 def _row_html(row: Row, source: Line | None, visible: Callable[[str], str], digits: int) -> str:
-    """One row: a ``<tr>`` of three cells (both line numbers, the sign, the code); a hunk
-    line, a marker or a gap across them. Short on purpose: it is repeated per line."""
+    """One line of the view: a block of its own, both line numbers (the gutter), the sign, the
+    code; a hunk line, a marker or a gap likewise. Short on purpose: it is repeated per line.
+    (Not a table: JupyterLab's stylesheet pads, wraps and right-aligns every cell of an HTML
+    output, and overriding that per cell costs more than the line itself.)"""
     if row.kind == "hunk":
         return _wide(_esc(row.text, visible), f"background-color:{HUNK_BG};color:{HUNK_FG}")
     if row.kind == "meta":
@@ -478,22 +479,22 @@ def _row_html(row: Row, source: Line | None, visible: Callable[[str], str], digi
         count = (row.new or 0) - (row.old or 0) + 1
         return _wide(f"⋯ {count} unchanged line{_s(count)}", f"{_MUTED};background-color:{HUNK_BG}")
     bg = _ROW_BG.get(row.kind)
-    tr = f'<tr style="background-color:{bg}">' if bg else "<tr>"
+    block = f'<span style="display:block;background-color:{bg}">' if bg else _BLOCK
     sign_fg = _SIGN_FG.get(row.kind)
-    sign = f'<td style="color:{sign_fg}">' if sign_fg else "<td>"
+    sign = f'<span style="color:{sign_fg}">{_SIGN[row.kind]}</span>' if sign_fg else " "
     return (
-        f'{tr}<td style="{_MUTED}">{_gutter(row, digits)}</td>{sign}{_SIGN[row.kind]}</td>'
-        f"<td>{_code_html(row, source, visible)}</td></tr>"
+        f'{block}<span style="{_MUTED}">{_gutter(row, digits)}</span>{sign} '
+        f"{_code_html(row, source, visible)}</span>"
     )
 
 
-def _table(rows_html: list[str], digits: int, preview: bool) -> str:
-    label = "diff preview, unified" if preview else "diff, unified: line numbers old and new"
-    return (
-        f'<table cellpadding="0" cellspacing="0" style="{TABLE_STYLE}" aria-label="{label}">'
-        f'<colgroup><col style="width:{2 * digits + 2}ch"><col style="width:2ch"><col>'
-        f"</colgroup><tbody>{''.join(rows_html)}</tbody></table>"
-    )
+_BLOCK = '<span style="display:block">'
+
+
+def _pre_block(rows_html: list[str], digits: int, preview: bool) -> str:
+    """A block of lines: one ``<pre>`` (monospace, unwrapped, scrolling sideways)."""
+    del digits, preview  # the gutter is text: its width is in the lines
+    return f'<pre style="{PRE_STYLE}">{"".join(rows_html)}</pre>'
 
 
 def _bar_html(added: int, removed: int) -> str:
@@ -515,8 +516,8 @@ def counts_html(added: int, removed: int) -> str:
     )
 
 
-#: What a table's frame takes (its tags, style and columns), beside its rows.
-TABLE_FRAME_BYTES: Final = len(_table([], 9, False))
+#: What a block's frame takes (its tag and style), beside its lines.
+BLOCK_FRAME_BYTES: Final = len(_pre_block([], 9, False))
 #: What :func:`cut_note` may take, reserved by each file.
 CUT_NOTE_BYTES: Final = 600
 
@@ -543,7 +544,7 @@ def file_html(
     open_file: bool = True,
 ) -> str:
     """One file as a ``<details>``: its summary (kind, path, counts, bar), its ``diff --git``
-    lines behind a toggle, its rows in tables with long runs folded, and a cut marker for
+    lines behind a toggle, its lines in blocks with long runs folded, and a cut marker for
     what did not fit ``budget`` (or was left out before)."""
     rows = pair_words([r for r in file.rows if r.kind != "header"])
     headers = [r.text for r in file.rows if r.kind == "header"]
@@ -552,14 +553,14 @@ def file_html(
     digits = len(str(max(numbers, default=1)))
     summary = (
         '<summary style="cursor:pointer;padding:3px 6px;background-color:rgba(128,128,128,0.12)">'
-        f"<b>{html.escape(file.label)}</b> <code>"
+        f"{f'<b>{html.escape(file.label)}</b> ' if file.label else ''}<code>"
         f"{_esc(file.path[:300], visible)}</code>"
         f"{counts_html(file.added, file.removed)}</summary>"
     )
     head = ""
     if headers:
         first = _esc(headers[0], visible)
-        rest = _esc("\n".join(headers), visible)
+        rest = "\n".join(_esc(h, visible) for h in headers)
         head = (
             f'<details style="margin:0 6px"><summary style="cursor:pointer;{_MUTED};{MONO};'
             f'font-size:12px">{first} ({len(headers)} header line{_s(len(headers))})'
@@ -571,9 +572,8 @@ def file_html(
         f'<details{open_attr} id="{anchor}" '
         f'data-applypatch-file="{_esc(file.path[:300], visible)}" '
         f'style="margin:4px 0;border:1px solid {_BORDER};border-radius:4px">{summary}{head}'
-        '<div style="overflow-x:auto">'
     )
-    end = "</div></details>"
+    end = "</details>"
     budget.left -= _size(start + end) + CUT_NOTE_BYTES  # spent even when over: then nothing more
     parts: list[str] = [start]
     block: list[str] = []
@@ -585,8 +585,8 @@ def file_html(
 
     def flush() -> None:
         if block:
-            parts.append(_table(block, digits, file.preview))
-            budget.left -= TABLE_FRAME_BYTES
+            parts.append(_pre_block(block, digits, file.preview))
+            budget.left -= BLOCK_FRAME_BYTES
             block.clear()
 
     for entry in entries:
@@ -617,7 +617,7 @@ def file_html(
                 folded = (
                     f'<details data-applypatch-fold="{count}"><summary style="cursor:pointer;'
                     f'padding:1px 6px;{_MUTED};background-color:{HUNK_BG}">⋯ Show {count} more '
-                    f"{kind} line{_s(count)}</summary>{_table(inner, digits, file.preview)}"
+                    f"{kind} line{_s(count)}</summary>{_pre_block(inner, digits, file.preview)}"
                     "</details>"
                 )
                 budget.left -= _size(folded) - sum(_size(p) for p in inner)

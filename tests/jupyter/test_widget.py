@@ -408,7 +408,7 @@ def test_the_magic_shows_the_live_view_and_its_record_apart(
     # every diff and text block of the record is monospace, wherever it is shown: a plain
     # font stack (kept by a sanitizer), then the theme's code font (where it is not)
     blocks = re.findall(r"<(?:pre|table)\b[^>]*>", html)
-    assert len(blocks) >= 3 and "<table" in "".join(blocks)
+    assert len(blocks) >= 3
     for tag in blocks:
         assert f"font-family:{MONO_FONTS};font-family:var(--jp-code-font-family," in tag, tag
 
