@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -24,12 +25,14 @@ from .pages import (
     NB7_KERNEL_READY,
     NB7_PANEL,
     WIDGET,
+    compare_with_baseline,
     expect,
     open_lab_notebook,
     open_nb7_notebook,
     run_lab_cells,
     run_nb7_cells,
     set_lab_theme,
+    steady_screenshot,
 )
 from .test_notebook7 import NOTEBOOK7_OWN_ERRORS
 
@@ -283,8 +286,9 @@ def _record_notebook(server: JupyterServer, name: str) -> str:
     from applypatch_ext.jupyter.record import record_bundle
     from applypatch_ext.jupyter.result import PatchCallResult
 
-    work = server.root / "static-work"
-    work.mkdir(exist_ok=True)
+    work = server.root / f"{name}-work"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir()
     (work / "app.py").write_text(STATIC_APP)
     (work / "old.txt").write_text("".join(f"old line {i}\n" for i in range(1, 151)))
     call = Turn(str(work)).call()
@@ -473,3 +477,64 @@ def test_the_static_diff_view_in_lab_sanitized_and_trusted(
     _jumps(static, converted, "notes.md", r"^Add notes\.md")
     static.screenshot(path=str(artifacts_dir / "static-nbconvert.png"), full_page=True)
     static.close()
+
+
+# -- the dark theme, against a committed baseline -------------------------------------------------
+
+BASELINES = Path(__file__).resolve().parent / "baselines"
+
+
+def test_dark_theme_matches_its_baseline(
+    page: Page,
+    jupyter_lab: JupyterServer,
+    watch: PageWatch,
+    artifacts_dir: Path,
+    pytestconfig: pytest.Config,
+) -> None:
+    """A call in JupyterLab's dark theme, its live view and its static record (as a shared
+    notebook shows it), each compared with a committed screenshot within a pixel tolerance.
+    ``--update-baselines`` rewrites them (CONTRIBUTING.md says when)."""
+    update = bool(pytestconfig.getoption("--update-baselines"))
+    # tall enough for the whole record: nothing scrolled, nothing cut by the window's edge
+    page.set_viewport_size({"width": 1280, "height": 2400})
+    folder = jupyter_lab.root / "dark"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir()
+    (folder / "app.py").write_text(STATIC_APP)
+    (folder / "old.txt").write_text("".join(f"old line {i}\n" for i in range(1, 151)))
+    name = jupyter_lab.write_notebook(
+        "dark/live.ipynb",
+        ["%load_ext applypatch_ext", f"%%apply_patch --new-turn --stream-chunk 0\n{STATIC_PATCH}"],
+    )
+    panel = open_lab_notebook(page, jupyter_lab.url, name)
+    set_lab_theme(page, "JupyterLab Dark")
+    run_lab_cells(page, name, [0, 1])
+    widget = panel.locator(WIDGET)
+    expect(widget.get_by_test_id("applypatch-status")).to_have_text("completed", timeout=30_000)
+    expect(panel.locator(".jp-Cell").nth(1).locator(".jp-InputPrompt")).to_have_text(
+        "[2]:", timeout=15_000
+    )
+    changes = widget.get_by_test_id("applypatch-delta")
+    expect(changes.locator(".applypatch-hl-k").first).to_be_visible()
+    live = steady_screenshot(page, changes)
+
+    record_name = _record_notebook(jupyter_lab, "dark-record.ipynb")
+    panel = open_lab_notebook(page, jupyter_lab.url, record_name)
+    record = panel.locator(RECORD)
+    expect(record).to_have_count(1, timeout=30_000)
+    assert page.evaluate("() => document.body.dataset.jpThemeName") == "JupyterLab Dark"
+    # the first line and the committed list name the working directory (a temporary folder):
+    # painted over
+    varying = [record.locator("div").first, record.locator("li", has_text=str(jupyter_lab.root))]
+    static = steady_screenshot(page, record, mask=varying)
+    watch.check()
+    compare_with_baseline(page, live, BASELINES / "dark-live-changes.png", update, artifacts_dir)
+    compare_with_baseline(page, static, BASELINES / "dark-static-record.png", update, artifacts_dir)
+    # the comparison sees a theme: the same record in the light theme is not the baseline
+    set_lab_theme(page, "JupyterLab Light")
+    light = steady_screenshot(page, record, mask=varying)
+    if not update:
+        with pytest.raises(AssertionError, match="pixels differ"):
+            compare_with_baseline(
+                page, light, BASELINES / "dark-static-record.png", False, artifacts_dir / "light"
+            )
