@@ -7,7 +7,9 @@ syncs, so they cannot drift apart. No IPython import: these are pure functions.
 
 from __future__ import annotations
 
+import hashlib
 import html
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
@@ -422,6 +424,14 @@ def _diff_html(text: str) -> str:
     return f'<pre style="margin:0;{_MONO}">' + "\n".join(rows) + "</pre>"
 
 
+def _digest(state: Mapping[str, Any]) -> str:
+    shown = [state.get(key) for key in ("call_id", "cwd", "proposed", "planned", "turn_diff")]
+    text = json.dumps(shown, sort_keys=True, default=str)
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass"), usedforsecurity=False).hexdigest()[
+        :12
+    ]
+
+
 def _relative(path: str, cwd: str) -> str:
     """``path`` relative to ``cwd`` when it is under it (widget.js ``relativePath``)."""
     if not cwd:
@@ -491,9 +501,12 @@ def _diff_sections(
     return own, turn
 
 
-def render_html(state: Mapping[str, Any], *, anchor: str = "applypatch") -> str:
+def render_html(state: Mapping[str, Any], *, anchor: str = "") -> str:
     """Self-contained HTML (inline styles only: no CSS file, no script), at most
-    :data:`HTML_SHARE` bytes or so; ``anchor`` prefixes the ids of its files."""
+    :data:`HTML_SHARE` bytes or so; ``anchor`` prefixes the ids of its files (the file list
+    links to them); by default one derived from what it shows (two calls named alike, in two
+    turns, show other diffs: their ids differ)."""
+    anchor = anchor or f"ap-{_digest(state)}"
     status = str(state.get("status", ""))
     meaning = status_meaning(status)
     colour = TONE_COLOURS[meaning["tone"]]

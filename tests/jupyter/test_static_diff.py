@@ -353,3 +353,18 @@ def test_the_diff_model_is_the_widgets() -> None:
         expected = [{k: v for k, v in r.items() if k != "offset"} for r in rows]
         assert [as_js(r) for r in static_diff.diff_rows(diff)] == expected, diff
     assert [static_diff.change_bar(a, r) for a, r in PARITY_BARS] == js["bars"]
+
+
+def test_each_record_links_to_its_own_files() -> None:
+    """Two records on one page (two calls, or one result shown twice) never share an id, and a
+    record keeps its ids across its updates (its links keep working)."""
+
+    def ids(page: str) -> set[str]:
+        return {e["attrs"]["id"] for e in Tree(page).elements if "id" in e["attrs"]}
+
+    first, second = record_bundle("a" * 32, _state()), record_bundle("b" * 32, _state())
+    assert ids(first["text/html"]) and not ids(first["text/html"]) & ids(second["text/html"])
+    assert ids(record_bundle("a" * 32, _state())["text/html"]) == ids(first["text/html"])
+    other = _state(call_id="call-1", turn_diff="", turn_diff_files=[], proposed={})
+    other["planned"] = {"x.txt": {"type": "add", "content": "x\n"}}
+    assert ids(render_html(other)) and not ids(render_html(_state())) & ids(render_html(other))
