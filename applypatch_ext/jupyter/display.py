@@ -404,8 +404,7 @@ PREVIEW_NOTE: Final = (
     "Preview, planned from the streamed text: nothing is read or written yet. An update shows "
     "the patch's own lines: its context lines appear as removed and added, with no line numbers."
 )
-#: A sanitized output keeps no ``id`` (JupyterLab renames it): the file list's anchors are
-#: per record, and still name the file in ``data-applypatch-file``.
+#: The notebooks' cell views in a record at most (else a marker says they are left out).
 _NOTEBOOK_VIEWS_CHARS: Final = 8 * FIELD_CHARS
 
 

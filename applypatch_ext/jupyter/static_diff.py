@@ -11,17 +11,21 @@ viewer (which run no script). So this view is built from what survives all of th
   nbconvert, the theme's variable wins; where it is sanitized, the plain value stays. The
   plain values are chosen to read on light, dark and high-contrast backgrounds alike
   (translucent tints for added and removed lines, mid-tone syntax colours);
+* **``<pre>`` blocks of lines, no tables**: JupyterLab's stylesheet pads, wraps and
+  right-aligns every table cell of an HTML output; a line is a block ``<span>``;
 * **``<details>`` for everything that folds**: each file, the ``diff --git``/``index`` lines,
   a long run of added or removed lines ("show N lines"), the turn's aggregate;
-* **anchors** from the file list to each file.
+* **anchors** from the file list to each file (sanitized, an ``id`` becomes a
+  ``data-jupyter-id``, which JupyterLab's links still follow). A sanitizer also drops
+  ``aria-*`` and ``data-*`` attributes: what the view says is in its text.
 
 The rows (line numbers, word-level changes inside a changed line, folds, the +/- bar) follow
 the live widget's diff model (``diffRows``, ``wordSegments``, ``pairWords``, ``foldRuns``,
-``changeBar`` in ``js/widget.js``; ``tests/jupyter/test_static_diff.py`` runs both on the same
-inputs and compares them); the syntax colouring is the widget's, from :mod:`.highlight`
-(Pygments, the same token classes). Everything is bounded by bytes (:class:`ByteBudget`): what
-a file does not fit is cut, and the cut is said, with where the whole is (see
-:data:`~.display.WHOLE_DIFF_IS`).
+``changeBar`` and ``FOLDS`` in ``js/widget.js``; ``tests/jupyter/test_static_diff.py`` runs
+both on the same inputs and compares them); the syntax colouring is the widget's, from
+:mod:`.highlight` (Pygments, the same token classes). Everything is bounded by bytes
+(:class:`ByteBudget`): what a file does not fit is cut, and the cut is said, with where the
+whole is (see :data:`~.display.WHOLE_DIFF_IS`).
 """
 
 from __future__ import annotations

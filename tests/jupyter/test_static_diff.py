@@ -302,7 +302,9 @@ PARITY_INPUTS = [
     ("", "added"),
     ("a\tb", "a  b"),
 ]
+LONG_RUN = "@@ -1,2 +1,80 @@\n a\n" + "".join(f"+line {i}\n" for i in range(78)) + " b\n"
 PARITY_DIFFS = [
+    LONG_RUN,
     UPDATE_DIFF,
     TURN_BLOCK,
     "@@\n-a\n+b\n",
@@ -318,13 +320,19 @@ def test_the_diff_model_is_the_widgets() -> None:
     if node is None:
         pytest.skip("node is not installed (the widget's diff model runs in node)")
     script = f"""
-        import {{ wordSegments, diffRows, classifyDiffLines, changeBar }}
-            from {json.dumps(JS.as_uri())};
+        import {{
+            wordSegments, diffRows, classifyDiffLines, changeBar, pairWords, foldRuns, FOLDS,
+        }} from {json.dumps(JS.as_uri())};
         const input = JSON.parse(process.argv[1]);
         console.log(JSON.stringify({{
             words: input.words.map(([a, b]) => wordSegments(a, b)),
             rows: input.diffs.map((d) => diffRows(classifyDiffLines(d))),
             bars: input.bars.map(([a, r]) => changeBar(a, r)),
+            paired: input.diffs.map((d) => pairWords(diffRows(classifyDiffLines(d)))
+                .map((r) => r.words ?? null)),
+            folds: input.diffs.map((d) => foldRuns(diffRows(classifyDiffLines(d)), FOLDS)
+                .map((r) => r.type === "fold" ? ["fold", r.rows.length] : [r.type, 1])),
+            limits: [FOLDS.max, FOLDS.head, FOLDS.tail],
         }}));
     """
     payload = json.dumps({"words": PARITY_INPUTS, "diffs": PARITY_DIFFS, "bars": PARITY_BARS})
@@ -353,6 +361,19 @@ def test_the_diff_model_is_the_widgets() -> None:
         expected = [{k: v for k, v in r.items() if k != "offset"} for r in rows]
         assert [as_js(r) for r in static_diff.diff_rows(diff)] == expected, diff
     assert [static_diff.change_bar(a, r) for a, r in PARITY_BARS] == js["bars"]
+    assert js["limits"] == [static_diff.FOLD_MAX, static_diff.FOLD_HEAD, static_diff.FOLD_TAIL]
+    for diff, paired, folds in zip(PARITY_DIFFS, js["paired"], js["folds"], strict=True):
+        rows = static_diff.pair_words(static_diff.diff_rows(diff))
+        words = [None if r.words is None else [list(w) for w in r.words] for r in rows]
+        assert words == paired, diff
+        shape = [
+            ["fold", len(e.rows)]
+            if isinstance(e, static_diff.Fold)
+            else ["line" if e.kind in ("add", "del", "context") else e.kind, 1]
+            for e in static_diff.fold_runs(static_diff.diff_rows(diff))
+        ]
+        assert shape == folds, diff
+    assert any(f[0] == "fold" for fold in js["folds"] for f in fold)  # a long run was folded
 
 
 def test_each_record_links_to_its_own_files() -> None:
