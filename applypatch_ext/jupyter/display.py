@@ -44,7 +44,9 @@ FIELD_CHARS: Final = 4096
 LIST_ITEMS: Final = 50
 ITEM_CHARS: Final = 400
 #: Lines of one file a record keeps at most (before its byte share is spent).
-FILE_LINES: Final = 2000
+#: A line takes at least ~90 bytes of HTML (its block, gutter and sign), so no file can show
+#: more than this: the lines past it are not even read (nor lexed).
+FILE_LINES: Final = HTML_SHARE // 90
 #: Where what a record cuts is found (said by every cut marker).
 WHOLE_DIFF_IS: Final = (
     "while the kernel runs, the call's result has it all (`%%apply_patch NAME` stores it: "
