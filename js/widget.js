@@ -1995,7 +1995,7 @@ export function undoSection(send, decisions) {
   const conflicts = h("div", { class: "applypatch-conflicts" });
   // the ways on that Python offers after a conflict or a refusal (their label and message)
   const choices = h("div", { class: "applypatch-buttons", role: "group", "aria-label": "ways on" });
-  const el = h("div", { class: "applypatch-undo", "data-testid": "applypatch-undo", hidden: true },
+  const el = h("div", { class: "applypatch-undo", "data-testid": "applypatch-undo-panel", hidden: true },
     placeLine, buttons, note, last, approval, conflicts, choices);
   let disposed = false;
   const all = [undo, redo, ...answers];
