@@ -34,6 +34,7 @@ from ..core.turn.undo import (
     undone_paths,
 )
 from .display import md_code, md_fence, md_text, visible, visible_lines
+from .notebooks import is_notebook_path, revert_notebook_diffs
 from .session import SESSION
 from .widget import ApplyPatchWidget
 
@@ -69,25 +70,57 @@ def place(call: ApplyPatchCall) -> dict[str, Any]:
     return {"index": index, "count": len(calls), "turn_id": call.turn.turn_id}
 
 
-def can_undo(call: ApplyPatchCall) -> tuple[bool, bool]:
-    """Whether the call's Undo and Redo buttons do something now."""
+def _undoable(call: ApplyPatchCall) -> tuple[list[str], list[str]]:
+    """The files an Undo of the call would put back, and those a Redo would take forward."""
     result = call.result
     if isinstance(call, UndoCall) or result is None or not result.status.terminal:
-        return False, False
+        return [], []
     records = call_records(call)
     undone = undone_paths(call.turn, call.call_id) & set(records)
     pending = [p for p in records if p not in undone and (result.delta.exact or records[p].known)]
+    return pending, [p for p in records if p in undone]
+
+
+def can_undo(call: ApplyPatchCall) -> tuple[bool, bool]:
+    """Whether the call's Undo and Redo buttons do something now."""
+    pending, undone = _undoable(call)
     return bool(pending), bool(undone)
 
 
+# Per call, the cell views of what its Undo and Redo would restore, by the files they take:
+# a call's records never change once it ended, and every undo refreshes every view of a turn.
+_RESTORE_VIEWS: weakref.WeakKeyDictionary[
+    ApplyPatchCall, dict[tuple[bool, tuple[str, ...]], list[dict[str, Any]]]
+] = weakref.WeakKeyDictionary()
+
+
+def restore_views(
+    call: ApplyPatchCall, paths: Sequence[str], *, redo: bool
+) -> list[dict[str, Any]]:
+    """The notebooks among ``paths`` as cells: what an undo (``redo``: a redo) of the call
+    would write back (docs/behaviour.md §11.7). Empty when the call touched no notebook."""
+    if not any(is_notebook_path(p) for p in paths):
+        return []
+    cache = _RESTORE_VIEWS.setdefault(call, {})
+    key = (redo, tuple(paths))
+    if key not in cache:
+        cache[key] = revert_notebook_diffs(call_records(call), paths, redo=redo)
+    return cache[key]
+
+
 def undo_panel(call: ApplyPatchCall, last: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The ``undo`` trait: the call's place, its buttons, and the last undo it asked for."""
-    undo, redo = can_undo(call)
+    """The ``undo`` trait: the call's place, its buttons, the last undo it asked for, and the
+    notebooks its Undo and Redo would restore, as cells."""
+    pending, undone = _undoable(call)
     panel: dict[str, Any] = {
         "place": place(call),
-        "can_undo": undo,
-        "can_redo": redo,
+        "can_undo": bool(pending),
+        "can_redo": bool(undone),
         "last": dict(last or {}),
+        "notebooks": {
+            "undo": restore_views(call, pending, redo=False),
+            "redo": restore_views(call, undone, redo=True),
+        },
     }
     if isinstance(call, UndoCall):
         panel["of"] = call.target_id
