@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -128,4 +129,51 @@ def test_toggle_a_hunk_off_apply_selected_then_undo_and_decline_with_a_reason(
         'CHECK "patch rejected by user\\nThe user\'s reason: keep.txt is read by the tests"',
         timeout=15_000,
     )
+    watch.check()
+
+
+TOUR = Path(__file__).resolve().parents[2] / "notebooks" / "01_tour.ipynb"
+
+
+def test_the_undo_panel_shows_a_notebook_as_cells_and_undo_restores_its_bytes(
+    page: Page, jupyter_lab: JupyterServer, watch: PageWatch, artifacts_dir: Path
+) -> None:
+    """Issue 15 item 3: before the click, the cells Undo would restore; after it, the bytes."""
+    project = jupyter_lab.root / "undo-notebook"
+    project.mkdir()
+    shutil.copy(TOUR, project / "tour.ipynb")
+    before = snapshot_dir_with_modes(project)
+    title = '    "# 01 · A tour of `%%apply_patch`\\n",'
+    name = jupyter_lab.write_notebook(
+        "undo-notebook.ipynb",
+        [
+            "%load_ext applypatch_ext",
+            "%%apply_patch --cwd undo-notebook --new-turn --stream-chunk 0\n"
+            "*** Begin Patch\n*** Update File: tour.ipynb\n@@\n"
+            f"-{title}\n+{title.replace('A tour', 'A short tour')}\n*** End Patch",
+        ],
+    )
+    panel = open_lab_notebook(page, jupyter_lab.url, name)
+    run_lab_cells(page, name, [0, 1])
+    widget = panel.locator(WIDGET).nth(0)
+    expect(widget.get_by_test_id("applypatch-status")).to_have_text("completed", timeout=30_000)
+    assert (project / "tour.ipynb").read_bytes() != before["tour.ipynb"][0]
+    section = widget.get_by_test_id("applypatch-undo-panel")
+    cells = section.get_by_test_id("applypatch-undo-notebooks")
+    expect(cells).to_be_visible()
+    restore = cells.locator("[data-testid=applypatch-nb][data-view=undo]")
+    expect(restore).to_have_attribute(
+        "aria-label", re.compile(r"^notebook tour\.ipynb, what Undo would restore: 1 changed, ")
+    )
+    source = restore.get_by_test_id("applypatch-nb-source")
+    expect(source.locator(".applypatch-dl-del")).to_contain_text("# 01 · A short tour of")
+    expect(source.locator(".applypatch-dl-add")).to_contain_text("# 01 · A tour of")
+    section.screenshot(path=str(artifacts_dir / "undo-notebook-cells.png"))
+
+    section.get_by_test_id("applypatch-undo").click()
+    expect(section.locator(".applypatch-undo-last")).to_contain_text(
+        "undo call-2: completed", timeout=15_000
+    )
+    assert snapshot_dir_with_modes(project) == before
+    expect(cells.locator("[data-testid=applypatch-nb]")).to_have_attribute("data-view", "redo")
     watch.check()
