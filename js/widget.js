@@ -1962,10 +1962,14 @@ function conflictBlock(c) {
   );
 }
 
-/** The notebooks of the `undo` trait (Python's undo.restore_views): what Undo and Redo restore. */
+/**
+ * The notebooks of the `undo` trait (Python's undo.restore_views and undo.edited_views): what
+ * Undo and Redo would restore, and how a notebook of the last undo's conflict changed since.
+ */
 export const UNDO_NOTEBOOK_VIEWS = Object.freeze([
   { key: "undo", label: "what Undo would restore" },
   { key: "redo", label: "what Redo would put back" },
+  { key: "edited", label: "changed since (the conflict)" },
 ]);
 
 /**

@@ -2268,7 +2268,7 @@ describe("notebooks as cells", () => {
     assert.equal(cells.hidden, true); // a call that touched no notebook
     section.update({ undo: { place, can_undo: true, can_redo: false, last: {}, notebooks: { undo: [notebookView()], redo: [] } }, cwd: "/w" });
     assert.equal(cells.hidden, false);
-    assert.deepEqual(UNDO_NOTEBOOK_VIEWS.map((v) => v.key), ["undo", "redo"]);
+    assert.deepEqual(UNDO_NOTEBOOK_VIEWS.map((v) => v.key), ["undo", "redo", "edited"]);
     assert.match(cells.textContent, /Notebooks as cells, as Undo and Redo restore them 1 notebook what Undo would restore/);
     const [nb] = cells.byClass("applypatch-nb");
     assert.equal(nb.getAttribute("data-view"), "undo");
@@ -2276,6 +2276,10 @@ describe("notebooks as cells", () => {
     // undone: the same notebook is now what Redo would put back
     section.update({ undo: { place, can_undo: false, can_redo: true, last: {}, notebooks: { undo: [], redo: [notebookView()] } }, cwd: "/w" });
     assert.deepEqual(cells.byClass("applypatch-nb").map((n) => n.getAttribute("data-view")), ["redo"]);
+    // a conflict: the notebook as it changed since, beside what Undo would restore
+    section.update({ undo: { place, can_undo: true, can_redo: false, last: {}, notebooks: { undo: [notebookView()], edited: [notebookView()] } }, cwd: "/w" });
+    assert.deepEqual(cells.byClass("applypatch-nb").map((n) => n.getAttribute("data-view")), ["undo", "edited"]);
+    assert.match(cells.textContent, /1 notebook changed since \(the conflict\)/);
     section.dispose();
   });
 

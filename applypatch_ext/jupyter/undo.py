@@ -34,7 +34,13 @@ from ..core.turn.undo import (
     undone_paths,
 )
 from .display import md_code, md_fence, md_text, visible, visible_lines
-from .notebooks import is_notebook_path, revert_notebook_diffs
+from .notebooks import (
+    is_notebook_path,
+    notebook_diff,
+    render_notebook_diff_html,
+    render_notebook_diff_markdown,
+    revert_notebook_diffs,
+)
 from .session import SESSION
 from .widget import ApplyPatchWidget
 
@@ -108,24 +114,41 @@ def restore_views(
     return cache[key]
 
 
+def edited_views(conflicts: Iterable[Conflict]) -> list[dict[str, Any]]:
+    """The conflicting notebooks as cells: how each changed since the call (or the undo) left
+    it, to what is on disk now; a notebook that cannot be read as text now has none."""
+    views = []
+    for c in conflicts:
+        if c.now is None or not is_notebook_path(c.abs_path):
+            continue
+        expected = c.left if c.kind == "undo" else c.before
+        views.append(notebook_diff(expected.content, c.now.content, path=c.abs_path))
+    return views
+
+
 def undo_panel(call: ApplyPatchCall, last: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The ``undo`` trait: the call's place, its buttons, the last undo it asked for, and the
-    notebooks its Undo and Redo would restore, as cells."""
+    """The ``undo`` trait: the call's place, its buttons, the last undo it asked for, and as
+    cells the notebooks its Undo and Redo would restore and those its last undo found changed
+    (``edited``, from :func:`outcome`)."""
     pending, undone = _undoable(call)
+    shown = dict(last or {})
+    edited = shown.pop("edited", [])
     panel: dict[str, Any] = {
         "place": place(call),
         "can_undo": bool(pending),
         "can_redo": bool(undone),
-        "last": dict(last or {}),
+        "last": shown,
         "notebooks": {
             "undo": restore_views(call, pending, redo=False),
             "redo": restore_views(call, undone, redo=True),
+            "edited": edited,
         },
     }
     if isinstance(call, UndoCall):
         panel["of"] = call.target_id
         panel["kind"] = call.kind
         panel["conflicts"] = [c.to_json() for c in call.conflicts]
+        panel["notebooks"]["edited"] = edited_views(call.conflicts)
     return panel
 
 
@@ -149,6 +172,7 @@ def outcome(view: CallView) -> dict[str, Any]:
         "conflicts": [c.to_json() for c in call.conflicts],
         "approval": approval,
         "choices": choices(call),
+        "edited": edited_views(call.conflicts),
     }
 
 
@@ -261,6 +285,8 @@ def choices(call: UndoCall) -> list[dict[str, Any]]:
 # -- the static views ----------------------------------------------------------------------------
 
 _VERSIONS: Final = (("before", "before the call"), ("left", "as the call left it"), ("now", "now"))
+#: Above the cells of a conflicting notebook.
+_CELLS_SINCE: Final = "What changed since, as cells:"
 
 
 def _version_text(state: Mapping[str, Any] | None) -> str:
@@ -280,7 +306,10 @@ class ConflictView:
     """The conflicting files of an undo, each with its three versions."""
 
     def __init__(self, conflicts: Iterable[Conflict]) -> None:
+        conflicts = list(conflicts)
         self.conflicts = [c.to_json() for c in conflicts]
+        #: per conflicting notebook, its change since as cells (edited_views)
+        self.cells = {view["path"]: view for view in edited_views(conflicts)}
 
     def _repr_html_(self) -> str:
         parts = [
@@ -294,7 +323,11 @@ class ConflictView:
             for key, _label in _VERSIONS:
                 text = html.escape(visible_lines(_version_text(c[key])))
                 parts.append(f'<td style="vertical-align:top"><pre>{text}</pre></td>')
-            parts.append("</tr></table></details>")
+            parts.append("</tr></table>")
+            view = self.cells.get(c["abs_path"])
+            if view is not None:
+                parts.append(f"<p>{html.escape(_CELLS_SINCE)}</p>{render_notebook_diff_html(view)}")
+            parts.append("</details>")
         parts.append("</div>")
         return "".join(parts)
 
@@ -304,6 +337,9 @@ class ConflictView:
             lines += [f"- {md_code(c['path'])}: {md_text(c['reason'])}", ""]
             for key, label in _VERSIONS:
                 lines += [f"  {label}:", "", *md_fence(_version_text(c[key])), ""]
+            view = self.cells.get(c["abs_path"])
+            if view is not None:
+                lines += [f"  {_CELLS_SINCE}", "", render_notebook_diff_markdown(view), ""]
         return "\n".join(lines)
 
     def __repr__(self) -> str:

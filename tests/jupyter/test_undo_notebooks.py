@@ -160,6 +160,27 @@ def test_a_notebook_edited_by_hand_is_a_conflict_then_forced_back(
     (conflict,) = last["conflicts"]
     assert conflict["now"]["content"] == saved
     assert (tmp_path / NB).read_text() == saved  # nothing undone
+    # the change since the call, as cells: the summary cell, edited by hand
+    (edited,) = run.widget.undo["notebooks"]["edited"]
+    assert [c for c in cells(edited) if c[0] != "unchanged"] == [("changed", "cell-30")]
+    assert "+Next, `02_parse" in edited["cells"][-1]["source_diff"]
+
+    # the same from the magic without a widget: the static conflict view shows the cells too
+    with capture_output() as captured:
+        ip.run_line_magic("apply_patch_undo", "--no-widget")
+    html = next(
+        o.data["text/html"]
+        for o in captured.outputs
+        if "Undo conflict" in o.data.get("text/html", "")
+    )
+    assert "What changed since, as cells:" in html and 'class="applypatch-notebook"' in html
+    markdown = next(
+        o.data["text/markdown"]
+        for o in captured.outputs
+        if "Undo conflict" in o.data.get("text/markdown", "")
+    )
+    assert "What changed since, as cells:" in markdown
+    assert r"1 changed\, 30 unchanged cells" in markdown  # Markdown-escaped
     # still offered, with its cells: what an undo would restore from the call's own state
     assert run.widget.undo["can_undo"] is True and run.widget.undo["notebooks"]["undo"]
     force = next(c for c in last["choices"] if c["message"].get("force"))
