@@ -120,6 +120,11 @@ def test_partial_approval_from_the_widget(run_magic: Magic, tmp_path: Path) -> N
     assert widget.review == {}
     assert "not applied, by the user: a.txt chunk 1 of 3" in widget.stdout
     assert "not applied, by the user: b.txt" in widget.output
+    # the verified changes beside the delta are the selection's, which is what ran: no diff of
+    # a chunk or a file left out is shown as committed
+    assert list(widget.proposed) == [str(tmp_path / "a.txt"), str(tmp_path / "c.txt")]
+    diff = widget.proposed[str(tmp_path / "a.txt")]["unified_diff"]
+    assert "+FIVE" in diff and "+ONE" not in diff and "+NINE" not in diff
 
 
 def test_a_bad_selection_from_the_widget_is_shown_not_raised(

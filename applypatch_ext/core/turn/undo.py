@@ -362,8 +362,8 @@ def undo_call(
 ) -> UndoCall:
     """The undo (or redo) of ``call_id`` (default: the last call not undone, or the last one
     undone), ready to run, with the target's options (its sandbox, approval policy,
-    transaction) but none of its faults. Raises :class:`UndoError` for what cannot be asked
-    for."""
+    transaction) but none of its faults and no ``review``. Raises :class:`UndoError` for
+    what cannot be asked for."""
     target = default_target(turn, kind) if call_id is None else _find(turn, call_id)
     if isinstance(target, UndoCall):
         raise UndoError(
@@ -409,7 +409,9 @@ def undo_call(
     call = UndoCall(
         turn,
         f"call-{next(turn._ids)}",
-        options or replace(target.options, faults=()),
+        # --review is a review of the model's patch: an undo (the user's own request) asks
+        # only where the safety check asks (docs/behaviour.md §11.3)
+        options or replace(target.options, faults=(), review=False),
         CancellationToken(),
         kind=kind,
         target=target,
