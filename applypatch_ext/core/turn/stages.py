@@ -48,7 +48,7 @@ from .events import (
 from .faults import FaultyFilesystem, parse_fault
 from .options import Answer, CallStatus, Decision, PipelineOptions
 from .result import Stop, _failure_detail, _is_sandbox_denial, model_output
-from .review import Selection, declined_text
+from .review import Selection, clean_reason, declined_text
 from .safety import AskUser, AutoApprove, Reject, SafetyCheck, assess_patch_safety, hunk_write_paths
 from .sandbox import GrantedFilesystem, NoFollowFilesystem, SandboxedFilesystem
 
@@ -333,7 +333,7 @@ def record_decision(
     """Emit the decision (with the selection accepted, or the reason of a decline), remember a
     grant for the session; returns whether it approves."""
     decision = answer.decision
-    reason = (answer.reason or "").strip() or None
+    reason = clean_reason(answer.reason)
     ctx.emit(
         ApplyPatchApprovalDecision(
             ctx.call_id,
