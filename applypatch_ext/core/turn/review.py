@@ -226,6 +226,44 @@ def select_hunks(parsed: ParsedPatch, selection: Selection) -> ParsedPatch | Non
     return parse_patch(render_patch(hunks, parsed.environment_id))
 
 
+def _shown_lines(
+    parsed: ParsedPatch, cwd: str, fs: Filesystem, line_endings: LineEndings
+) -> dict[tuple[str, int], int]:
+    """Per (path as written, chunk index), the 1-based line where the review shows it matched."""
+    return {
+        (entry["path"], chunk["index"]): chunk["line"]
+        for entry in review_files(parsed, cwd, fs, line_endings)
+        for chunk in entry["chunks"]
+        if chunk["line"] is not None
+    }
+
+
+def moved_chunks(
+    parsed: ParsedPatch,
+    selection: Selection,
+    selected: ParsedPatch,
+    cwd: str,
+    fs: Filesystem,
+    line_endings: LineEndings = LineEndings.PRESERVE,
+) -> list[str]:
+    """The kept chunks that the patch of the selected hunks matches at other lines than the
+    whole patch does (what the review showed): the chunks of a file are sought in order, each
+    from where the one before matched, so dropping a chunk can let a later one match earlier
+    lines. One text per chunk, ``a.py chunk 2 of 3 (shown at line 40, now line 12)``."""
+    shown = _shown_lines(parsed, cwd, fs, line_endings)
+    now = _shown_lines(selected, cwd, fs, line_endings)
+    moved: list[str] = []
+    for path, count in selection.counts.items():
+        for new_index, index in enumerate(sorted(i for i in selection.keep[path] if i >= 0)):
+            before, after = shown.get((path, index)), now.get((path, new_index))
+            if before is not None and after is not None and before != after:
+                moved.append(
+                    f"{path} chunk {index + 1} of {count} (shown at line {before}, now line "
+                    f"{after})"
+                )
+    return moved
+
+
 def not_applied(selection: Selection) -> list[str]:
     """The model-visible lines of what the user left out, in patch order."""
     lines: list[str] = []

@@ -356,6 +356,9 @@ DECLINED: Final = Ending(
 CHANGED_WHILE_WAITING: Final = "changed while the call waited for approval, so the diff is new: "
 #: Why the selected hunks of a patch are asked for (docs/behaviour.md §6.7).
 SELECTION_REASON: Final = "the selected hunks only: a new patch, verified and assessed again"
+#: Why the selected hunks are asked for when, without the chunks left out, a kept chunk matches
+#: other lines than the review showed (docs/behaviour.md §6.7); the chunks and lines follow.
+SELECTION_MOVED: Final = "the selected hunks match other lines than the review showed: "
 
 
 def declined(reason: str | None) -> Ending:

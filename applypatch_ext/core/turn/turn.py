@@ -68,7 +68,13 @@ from .options import (
 )
 from .preview import ApplyPatchArgumentDiffConsumer
 from .result import CallResult, Progress, Stop, build_result
-from .review import normalize_selection, not_applied, review_files, select_hunks
+from .review import (
+    moved_chunks,
+    normalize_selection,
+    not_applied,
+    review_files,
+    select_hunks,
+)
 from .safety import Reject, hunk_write_paths
 from .stages import (
     ENVIRONMENT_UNAVAILABLE,
@@ -520,11 +526,21 @@ class ApplyPatchCall:
             selected = self._prepare_selection(prepared, sub)
             if isinstance(selected, Ending):
                 return selected
+            # a kept chunk that would match other lines than the review showed is asked about
+            moved = moved_chunks(
+                prepared.parsed,
+                selection,
+                sub,
+                prepared.cwd,
+                self.turn.fs,
+                self.options.line_endings,
+            )
             prepared, first = selected, False
-            approval = stages.plan_approval(self.turn, prepared)
+            approval = stages.plan_approval(self.turn, prepared, review=bool(moved))
             if not approval.ask:
                 return prepared, approval
-            shown, reason = changes_to_json(prepared.action.changes), stages.SELECTION_REASON
+            shown = changes_to_json(prepared.action.changes)
+            reason = stages.SELECTION_MOVED + "; ".join(moved) if moved else stages.SELECTION_REASON
 
     def _reverify(self, prepared: Prepared) -> Prepared | Ending:
         """Verify the patch again, now (a file may have changed while the call waited)."""

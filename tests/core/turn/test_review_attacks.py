@@ -1,5 +1,8 @@
 """Attacks on the review (issue 17 hardening; docs/behaviour.md §6.7-§6.9), on real files.
 
+* A selection that drops a chunk lets a later chunk of the same file match earlier lines than
+  the ones the reviewer was shown (the seek starts from the top again): it must not be written
+  there without being asked about.
 * A decline's reason goes to the model: a newline must not forge an ``Exit code:`` line, control
   characters and ANSI escapes must not reach it raw, and its size is bounded.
 * Bad selections (bool as an index, a huge integer, a huge path) say what was wrong, briefly.
@@ -13,9 +16,10 @@ from typing import Any
 import pytest
 
 from applypatch_ext.core.apply.fs import LocalFilesystem
-from applypatch_ext.core.turn.options import CallStatus, PipelineOptions
+from applypatch_ext.core.turn.options import Answer, CallStatus, Decision, PipelineOptions
 from applypatch_ext.core.turn.policy import PermissionProfile, SandboxPolicy
 from applypatch_ext.core.turn.review import MAX_REASON_CHARS, clean_reason
+from applypatch_ext.core.turn.stages import SELECTION_MOVED
 from applypatch_ext.core.turn.turn import ApplyPatchCall, Turn
 from tests.trees import snapshot_dir
 
@@ -37,6 +41,73 @@ def start(root: Path, text: str, **options: Any) -> tuple[Turn, ApplyPatchCall]:
     call = turn.call()
     call.push_delta(text)
     return turn, call
+
+
+def types(result: Any) -> list[str]:
+    return [e.event.type for e in result.events]
+
+
+def requests(result: Any) -> list[dict[str, Any]]:
+    return [
+        e.event.to_json() for e in result.events if e.event.type == "apply_patch_approval_request"
+    ]
+
+
+# -- a selection whose chunk would land elsewhere -----------------------------------------------
+
+
+def test_a_chunk_that_would_match_other_lines_alone_is_asked_about_first(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text(REPEATED)
+    _turn, call = start(tmp_path, SHIFTING)
+    call.run()
+    [entry] = call.review()
+    assert [(c["index"], c["line"]) for c in entry["chunks"]] == [(0, 2), (1, 3)]
+    asked = call.resume("approve", accept={"a.txt": [1]})
+    # not written where nobody saw it: asked again, saying which chunk moved and where
+    assert asked.status == CallStatus.AWAITING_APPROVAL
+    assert (tmp_path / "a.txt").read_text() == REPEATED
+    request = requests(asked)[-1]
+    assert request["reason"] == SELECTION_MOVED + "a.txt chunk 2 of 2 (shown at line 3, now line 1)"
+    [(path, change)] = request["changes"].items()
+    assert path == f"{tmp_path}/a.txt" and "-foo\n+bar\n x\n" in change["unified_diff"]
+    assert not call.reviewable  # the new request is answered whole
+    with pytest.raises(ValueError, match="first approval request"):
+        call.resume("approve", accept={"a.txt": True})
+    done = call.resume("approve")
+    assert done.status == CallStatus.COMPLETED
+    assert (tmp_path / "a.txt").read_text() == "bar\nx\nfoo\n"
+    assert done.not_applied == ("not applied, by the user: a.txt chunk 1 of 2",)
+
+
+def test_declining_the_moved_chunk_writes_nothing(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text(REPEATED)
+    _turn, call = start(tmp_path, SHIFTING)
+    call.run()
+    call.resume("approve", accept={"a.txt": [1]})
+    declined = call.resume("decline")
+    assert declined.status == CallStatus.DECLINED
+    assert snapshot_dir(tmp_path) == {"a.txt": REPEATED.encode()}
+
+
+def test_a_fixed_answer_with_a_moving_selection_stops_at_the_new_request(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text(REPEATED)
+    turn = Turn(str(tmp_path), options=PipelineOptions(review=True))
+    result = turn.run(SHIFTING, Answer(Decision.APPROVE, accept={"a.txt": [1]}))
+    # a fixed answer answers the first request only: the moved chunk's request answers
+    # itself with the plain decision, after its own request event says where it lands
+    assert requests(result)[-1]["reason"].startswith(SELECTION_MOVED)
+    assert result.status == CallStatus.COMPLETED
+    assert (tmp_path / "a.txt").read_text() == "bar\nx\nfoo\n"
+
+
+def test_a_selection_whose_chunks_stay_put_is_not_asked_again(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text(REPEATED)
+    _turn, call = start(tmp_path, SHIFTING)
+    call.run()
+    done = call.resume("approve", accept={"a.txt": [0]})
+    assert done.status == CallStatus.COMPLETED
+    assert types(done).count("apply_patch_approval_request") == 1
+    assert (tmp_path / "a.txt").read_text() == "foo\nX\nfoo\n"
 
 
 # -- a decline's reason, as the model reads it --------------------------------------------------
