@@ -102,6 +102,11 @@ def conflict_message(conflicts: Sequence[Conflict], kind: Kind, target: str) -> 
 # -- what a call changed, and what is undone ----------------------------------------------------
 
 
+def _a(kind: Kind) -> str:
+    """``an undo``, ``a redo``."""
+    return "an undo" if kind == "undo" else "a redo"
+
+
 def _is_undo(call: ApplyPatchCall) -> bool:
     return isinstance(call, UndoCall)
 
@@ -319,7 +324,7 @@ class UndoCall(ApplyPatchCall):
         by hunks, since its patch only describes the states it restores."""
         if answer.accept is not None:
             raise ValueError(
-                f"an {self.kind} restores whole files: it cannot apply a selection of hunks; "
+                f"{_a(self.kind)} restores whole files: it cannot apply a selection of hunks; "
                 "pick its files with only= (%apply_patch_undo --only PATH) and approve or "
                 "decline it whole"
             )
@@ -367,7 +372,7 @@ def undo_call(
     target = default_target(turn, kind) if call_id is None else _find(turn, call_id)
     if isinstance(target, UndoCall):
         raise UndoError(
-            f"{target.call_id} is an {target.kind} of {target.target_id}: "
+            f"{target.call_id} is {_a(target.kind)} of {target.target_id}: "
             f"{'redo' if target.kind == 'undo' else 'undo'} {target.target_id} instead"
         )
     if target.result is None or target.result.status == CallStatus.AWAITING_APPROVAL:
