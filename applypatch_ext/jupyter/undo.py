@@ -31,6 +31,7 @@ from ..core.turn.undo import (
     call_records,
     default_target,
     undo_call,
+    undo_turn_summary,
     undone_paths,
 )
 from .display import md_code, md_fence, md_text, visible, visible_lines
@@ -450,7 +451,8 @@ class UndoMagics(Magics):
 
 def undo_whole_turn(where: str = "%apply_patch_turn --undo") -> list[CallView]:
     """Every call of the current turn, newest first, each undone as a call with its view;
-    stops at the first undo that does not complete (it shows why)."""
+    stops at the first undo that does not complete (it shows why), then says what it undid,
+    what it did not and how to go on (:func:`~..core.turn.undo.undo_turn_summary`)."""
     turn = _current_turn(where)
     views: list[CallView] = []
     while True:
@@ -458,13 +460,17 @@ def undo_whole_turn(where: str = "%apply_patch_turn --undo") -> list[CallView]:
             undo_call_check = _default_undo(turn)
         except UndoError as exc:
             if views:
-                return views
+                break
             raise UsageError(f"{where}: {exc}") from None
         view = start(turn, undo_call_check, kind="undo", where=where)
         views.append(view)
         result = view.call.result
         if result is None or result.status != CallStatus.COMPLETED:
-            return views
+            break
+    summary = undo_turn_summary(turn, [v.call for v in views], where)
+    markdown = "  \n".join(md_text(line) for line in summary.split("\n"))  # hard line breaks
+    display({"text/plain": summary, "text/markdown": markdown}, raw=True)
+    return views
 
 
 def _default_undo(turn: Turn) -> str:

@@ -473,12 +473,64 @@ def undo_turn(
             return results
 
 
+def not_undone(turn: Turn) -> list[str]:
+    """The calls of ``turn`` with committed changes not undone yet, newest first."""
+    return [
+        call.call_id
+        for call in reversed(turn.calls)
+        if not _is_undo(call) and set(call_records(call)) - undone_paths(turn, call.call_id)
+    ]
+
+
+def undo_turn_summary(turn: Turn, undos: Sequence[ApplyPatchCall], where: str) -> str:
+    """What undoing a whole turn did (docs/behaviour.md §11.3): the calls undone, and when an
+    undo did not complete, where it stopped, why, the calls not undone and how to go on."""
+    done = [
+        call.target_id
+        for call in undos
+        if isinstance(call, UndoCall)
+        and call.result is not None
+        and call.result.status == CallStatus.COMPLETED
+    ]
+    last = undos[-1] if undos else None
+    if last is None or (last.result is not None and last.result.status == CallStatus.COMPLETED):
+        left = not_undone(turn)
+        rest = (
+            f"nothing of {turn.turn_id} is left to undo"
+            if not left
+            else f"not undone: {', '.join(left)}"
+        )
+        return f"{where}: undone: {', '.join(done) or 'nothing'}; {rest}"
+    assert isinstance(last, UndoCall)
+    result = last.result
+    if result is None or result.status == CallStatus.AWAITING_APPROVAL:
+        why = "waits for approval"
+        way = f"answer it, then run {where} again for the rest"
+    else:
+        first = (result.error or "").strip().split("\n", 1)[0]
+        why = f"ended {result.status}" + (f" ({first})" if first else "")
+        way = (
+            f"undo {last.target_id} by itself (%apply_patch_undo {last.target_id} with --only PATH "
+            f"or --force), then run {where} again for the rest"
+        )
+    return "\n".join(
+        [
+            f"{where} stopped at {last.target_id}: its undo {last.call_id} {why}",
+            f"undone: {', '.join(done) or 'nothing'}",
+            f"not undone: {', '.join(not_undone(turn)) or 'nothing'}",
+            way,
+        ]
+    )
+
+
 __all__ = [
     "Conflict",
     "UndoCall",
     "UndoError",
+    "not_undone",
     "redo",
     "undo",
     "undo_call",
     "undo_turn",
+    "undo_turn_summary",
 ]
