@@ -354,6 +354,9 @@ DECLINED: Final = Ending(
 #: Why a call asks again after a file it touches changed while it waited (docs/behaviour.md
 #: §6.8); the paths follow.
 CHANGED_WHILE_WAITING: Final = "changed while the call waited for approval, so the diff is new: "
+#: After :data:`CHANGED_WHILE_WAITING` and its paths, when the approval had a selection: it is
+#: kept for the new request (docs/behaviour.md §6.8).
+SELECTION_STANDS: Final = "; the selection already given stands, unless this answer gives another"
 #: Why the selected hunks of a patch are asked for (docs/behaviour.md §6.7).
 SELECTION_REASON: Final = "the selected hunks only: a new patch, verified and assessed again"
 #: Why the selected hunks are asked for when, without the chunks left out, a kept chunk matches

@@ -490,13 +490,15 @@ class ApplyPatchCall:
         Returns what the attempts run and their grant, or how the call ends without them.
         """
         shown, reason, first = changes, None, True
+        standing: Accept | None = None  # a selection given before the diff changed: it stands
         while True:
             answer = yield self._ask(
                 prepared, approval.paths, shown, retry=False, reason=reason, first=first
             )
+            accept = answer.accept if answer.accept is not None else standing
             selection = None
-            if first and answer.accept is not None and answer.decision.approved:
-                selection = normalize_selection(prepared.parsed, answer.accept)
+            if first and accept is not None and answer.decision.approved:
+                selection = normalize_selection(prepared.parsed, accept)
             keys = approval.keys
             if selection is not None and not selection.everything:
                 # "for session" grants what the selection writes, not what it left out
@@ -513,6 +515,9 @@ class ApplyPatchCall:
                 reason = stages.CHANGED_WHILE_WAITING + stages.changed_paths(
                     shown, now, prepared.cwd
                 )
+                if selection is not None and not selection.everything:
+                    standing = accept  # the same patch, the same chunks: it still fits
+                    reason += stages.SELECTION_STANDS
                 prepared, shown = fresh, now
                 self._advance(proposed=fresh.action)
                 continue

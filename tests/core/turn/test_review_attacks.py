@@ -19,7 +19,7 @@ from applypatch_ext.core.apply.fs import LocalFilesystem
 from applypatch_ext.core.turn.options import Answer, CallStatus, Decision, PipelineOptions
 from applypatch_ext.core.turn.policy import PermissionProfile, SandboxPolicy
 from applypatch_ext.core.turn.review import MAX_REASON_CHARS, clean_reason
-from applypatch_ext.core.turn.stages import SELECTION_MOVED
+from applypatch_ext.core.turn.stages import CHANGED_WHILE_WAITING, SELECTION_MOVED, SELECTION_STANDS
 from applypatch_ext.core.turn.turn import ApplyPatchCall, Turn
 from tests.trees import snapshot_dir
 
@@ -206,3 +206,54 @@ def test_a_bad_selection_is_named_briefly(
     assert message in str(raised.value)
     assert len(str(raised.value)) < 400
     assert call.result is not None and call.result.status == CallStatus.AWAITING_APPROVAL
+
+
+# -- a selection, then the file changes while the call waits -------------------------------------
+
+NINE = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\n"
+TWO_CHUNKS = (
+    "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n@@\n-nine\n+NINE\n*** End Patch"
+)
+
+
+def test_a_selection_stands_when_the_diff_changes_while_waiting(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text(NINE)
+    _turn, call = start(tmp_path, TWO_CHUNKS)
+    call.run()
+    (tmp_path / "a.txt").write_text(NINE + "ten\n")  # inside chunk 2's context: a new diff
+    asked = call.resume("approve", accept={"a.txt": [0]})
+    assert asked.status == CallStatus.AWAITING_APPROVAL
+    assert (tmp_path / "a.txt").read_text() == NINE + "ten\n"
+    reason = requests(asked)[-1]["reason"]
+    assert reason == CHANGED_WHILE_WAITING + "a.txt" + SELECTION_STANDS
+    assert call.reviewable  # the same patch: another selection may replace it
+    done = call.resume("approve")  # a plain approval: the selection given still holds
+    assert done.status == CallStatus.COMPLETED
+    assert (tmp_path / "a.txt").read_text() == "ONE\n" + NINE[4:] + "ten\n"
+    assert done.not_applied == ("not applied, by the user: a.txt chunk 2 of 2",)
+    decision = [
+        e.event.to_json() for e in done.events if e.event.type == "apply_patch_approval_decision"
+    ]
+    assert [d.get("accept") for d in decision] == [{"a.txt": [0]}, {"a.txt": [0]}]
+
+
+def test_a_new_selection_replaces_the_one_given_before_the_change(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text(NINE)
+    _turn, call = start(tmp_path, TWO_CHUNKS)
+    call.run()
+    (tmp_path / "a.txt").write_text(NINE + "ten\n")
+    call.resume("approve", accept={"a.txt": [0]})
+    done = call.resume("approve", accept={"a.txt": [1]})
+    assert done.status == CallStatus.COMPLETED
+    assert (tmp_path / "a.txt").read_text() == NINE.replace("nine", "NINE") + "ten\n"
+
+
+def test_a_fixed_answer_keeps_its_selection_through_a_drift(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text(NINE)
+    turn = Turn(str(tmp_path), options=PipelineOptions(review=True, faults=("drift:a.txt",)))
+    result = turn.run(TWO_CHUNKS, Answer(Decision.APPROVE, accept={"a.txt": [0]}))
+    assert requests(result)[-1]["reason"].startswith(CHANGED_WHILE_WAITING)
+    assert result.status == CallStatus.COMPLETED
+    text = (tmp_path / "a.txt").read_text()
+    assert text.startswith("ONE\n") and "\nnine\n" in text and "NINE" not in text
+    assert result.not_applied == ("not applied, by the user: a.txt chunk 2 of 2",)
