@@ -489,3 +489,23 @@ def test_an_undo_while_another_call_waits_makes_that_call_ask_again(
     assert (asked.pending_request.reason or "").startswith("changed while the call waited")
     assert waiting.resume(Decision.APPROVE).status == CallStatus.COMPLETED
     assert (root / "a.txt").read_text() == "one\nTWO\n"
+
+
+def test_an_undo_never_takes_the_id_of_a_call_named_by_its_caller(
+    places: tuple[Path, Path],
+) -> None:
+    """A replayed or an agent's call keeps the id it was given (``call-2`` here); the ids the
+    turn makes for its own calls (an undo, a redo, a call without one) skip the taken ones."""
+    root, _outside = places
+    (root / "a.txt").write_text("a\n")
+    turn = Turn(str(root), options=options("never"))
+    named = turn.call(call_id="call-2")
+    named.push_delta(patch("*** Update File: a.txt\n@@\n-a\n+A"))
+    assert named.run("approve").status == CallStatus.COMPLETED
+    assert turn.undo().call_id == "call-1"
+    redo = turn.redo()
+    assert redo.call_id == "call-3" and redo.status == CallStatus.COMPLETED
+    ids = [h.call_id for h in turn_history(turn)]
+    assert ids == ["call-2", "call-1", "call-3"] and len(set(ids)) == len(ids)
+    assert turn.undo("call-2").status == CallStatus.COMPLETED  # the call, not an undo of it
+    assert (root / "a.txt").read_text() == "a\n"

@@ -146,12 +146,21 @@ class Turn:
         """Start a call whose input will be streamed with ``push_delta``."""
         call = ApplyPatchCall(
             self,
-            call_id or f"call-{next(self._ids)}",
+            call_id or self.fresh_call_id(),
             options or self.options,
             cancel or CancellationToken(),
         )
         self.calls.append(call)
         return call
+
+    def fresh_call_id(self) -> str:
+        """``call-N`` with the next N that no call of the turn has: a call named by its caller
+        (a replayed call, an agent's) may have taken it, and two calls never share an id."""
+        taken = {call.call_id for call in self.calls}
+        while True:
+            candidate = f"call-{next(self._ids)}"
+            if candidate not in taken:
+                return candidate
 
     def run(
         self,

@@ -413,7 +413,7 @@ def undo_call(
         )
     call = UndoCall(
         turn,
-        f"call-{next(turn._ids)}",
+        turn.fresh_call_id(),
         options or replace(target.options, faults=()),
         CancellationToken(),
         kind=kind,
