@@ -131,7 +131,13 @@ def normalize_selection(parsed: ParsedPatch, accept: Accept) -> Selection:
     whole = _whole_only(parsed)
     valid_paths = ", ".join(counts)
     keep: dict[str, frozenset[int]] = {path: frozenset() for path in counts}
+    moves = {h.move_path: h.path for h in parsed.hunks if isinstance(h, UpdateFile) and h.move_path}
     for path, value in accept.items():
+        if path not in counts and path in moves:
+            raise ValueError(
+                f"accept: {_brief(path)} is where {moves[path]} moves to: name the move by its "
+                f"source path, {moves[path]}; the patch's paths are: {valid_paths}"
+            )
         if path not in counts:
             raise ValueError(
                 f"accept: {_brief(path)} is not a path of this patch; its paths are: {valid_paths}"

@@ -257,3 +257,20 @@ def test_a_fixed_answer_keeps_its_selection_through_a_drift(tmp_path: Path) -> N
     text = (tmp_path / "a.txt").read_text()
     assert text.startswith("ONE\n") and "\nnine\n" in text and "NINE" not in text
     assert result.not_applied == ("not applied, by the user: a.txt chunk 2 of 2",)
+
+
+def test_a_selection_naming_a_move_destination_points_to_its_source(tmp_path: Path) -> None:
+    (tmp_path / "old.txt").write_text("one\n")
+    move = "*** Update File: old.txt\n*** Move to: new.txt\n@@\n-one\n+1"
+    body = f"*** Begin Patch\n{move}\n*** End Patch"
+    _turn, call = start(tmp_path, body)
+    call.run()
+    with pytest.raises(ValueError) as raised:
+        call.resume("approve", accept={"new.txt": True})
+    assert str(raised.value) == (
+        "accept: 'new.txt' is where old.txt moves to: name the move by its source path, "
+        "old.txt; the patch's paths are: old.txt"
+    )
+    done = call.resume("approve", accept={"old.txt": True})
+    assert done.status == CallStatus.COMPLETED
+    assert snapshot_dir(tmp_path) == {"new.txt": b"1\n"}
