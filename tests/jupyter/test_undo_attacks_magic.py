@@ -114,3 +114,33 @@ def test_a_reason_from_the_magic_and_the_widget_reaches_the_model_escaped(
     run_magic("r2 --review --stream-chunk 0 --approve decline --reason 'bell \x07 here'", body)
     assert ip.user_ns["r2"].output.endswith("The user's reason: bell \\x07 here")
     assert (tmp_path / "a.txt").read_text() == "a\n"
+
+
+def test_a_replayed_call_is_undone_in_the_replays_directory_only(
+    ip: InteractiveShell, tmp_path: Path
+) -> None:
+    from ..rollouts import project_after, project_before, rollout_path
+
+    project = project_before(tmp_path, "0.147.0", "session")
+    around = tmp_path / "around.txt"  # beside the replay's directory: never touched
+    around.write_text("beside\n")
+    with capture_output():
+        ip.run_line_magic(
+            "apply_patch_replay",
+            f"{rollout_path('0.147.0', 'session')} rep --cwd {project} --no-widget",
+        )
+    assert snapshot_dir_with_modes(project) == snapshot_dir_with_modes(
+        project_after("0.147.0", "session")
+    )
+    last = ip.user_ns["rep"].calls[-1]  # turn 2's call: it edited notes.txt
+    with capture_output():
+        undone = last.undo(approve="approve")
+    assert undone.status == "completed"
+    assert (project / "notes.txt").read_text() == "first note\nsecond note\n"
+    assert around.read_text() == "beside\n"
+    with capture_output():
+        redone = last.redo(approve="approve")
+    assert redone.status == "completed"
+    assert snapshot_dir_with_modes(project) == snapshot_dir_with_modes(
+        project_after("0.147.0", "session")
+    )
