@@ -509,3 +509,21 @@ def test_an_undo_never_takes_the_id_of_a_call_named_by_its_caller(
     assert ids == ["call-2", "call-1", "call-3"] and len(set(ids)) == len(ids)
     assert turn.undo("call-2").status == CallStatus.COMPLETED  # the call, not an undo of it
     assert (root / "a.txt").read_text() == "a\n"
+
+
+def test_a_forced_undo_onto_a_directory_fails_and_writes_nothing(
+    places: tuple[Path, Path],
+) -> None:
+    root, _outside = places
+    (root / "x.txt").write_text("x\n")
+    turn = Turn(str(root), options=options("never"))
+    turn.run(patch("*** Delete File: x.txt"), "approve")
+    (root / "x.txt").mkdir()  # a directory where the file comes back
+    (root / "x.txt" / "inside").write_text("kept\n")
+    before = tree(root)
+    result = turn.undo(force=True)
+    assert result.status == CallStatus.FAILED
+    assert "Is a directory" in (result.error or "")
+    assert tree(root) == before
+    # the open failed: nothing was written, and the delta and the TurnDiff say so
+    assert result.delta.is_empty() and result.delta.exact and turn.tracker.valid

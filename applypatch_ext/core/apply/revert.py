@@ -18,7 +18,7 @@ import hashlib
 import posixpath
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Final
 
 from ..errors import ApplyPatchError, IoError
 from ..interrupts import checkpoint, interrupt_gate
@@ -216,6 +216,23 @@ def _check(fs: Filesystem, steps: Sequence[RevertStep]) -> None:
         )
 
 
+#: The errors of opening a file for writing: a write that fails with one wrote nothing.
+_REFUSED: Final = frozenset(
+    {
+        errno.EACCES,
+        errno.EPERM,
+        errno.EISDIR,
+        errno.ENOTDIR,
+        errno.ELOOP,
+        errno.EROFS,
+        errno.ENXIO,
+        errno.ETXTBSY,
+        errno.ENAMETOOLONG,
+        errno.ENOENT,
+    }
+)
+
+
 class _Writer:
     def __init__(self, fs: Filesystem) -> None:
         self.fs = fs
@@ -265,9 +282,10 @@ class _Writer:
             if target_mode is not None and modes is not None and self.mode(path) != target_mode:
                 modes.set_mode(path, target_mode)
         except (OSError, IoError) as exc:
-            # A write refused when opening (a sandbox denial, a symlink refused, EACCES) wrote
-            # nothing; any other failure may have left part of the file.
-            refused = not wrote and isinstance(exc, PermissionError)
+            # A write refused when opening (a sandbox denial, a symlink refused, a directory in
+            # the way) or never begun (its directories could not be made) wrote nothing; any
+            # other failure (ENOSPC, EIO) may have left part of the file.
+            refused = not wrote and (isinstance(exc, IoError) or exc.errno in _REFUSED)
             self._put_back(path, None if refused else now, created, untouched=refused)
             if isinstance(exc, IoError):
                 raise
