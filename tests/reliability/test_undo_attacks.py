@@ -527,3 +527,14 @@ def test_a_forced_undo_onto_a_directory_fails_and_writes_nothing(
     assert tree(root) == before
     # the open failed: nothing was written, and the delta and the TurnDiff say so
     assert result.delta.is_empty() and result.delta.exact and turn.tracker.valid
+
+
+def test_an_empty_pick_of_files_says_so(places: tuple[Path, Path]) -> None:
+    root, _outside = places
+    (root / "a.txt").write_text("a\n")
+    turn = Turn(str(root), options=options("never"))
+    turn.run(patch("*** Update File: a.txt\n@@\n-a\n+A"), "approve")
+    with pytest.raises(UndoError) as raised:
+        undo_call(turn, only=[])
+    assert str(raised.value) == "undo of call-1: only= names no file; its files: a.txt"
+    assert len(turn.calls) == 1  # nothing was started

@@ -391,6 +391,9 @@ def undo_call(
     shown = describe_paths(records, cwd)
     if only is not None:
         picked = _resolve_only(only, records, cwd)
+        if not picked:
+            names = ", ".join(shown[p] for p in records)
+            raise UndoError(f"{kind} of {target.call_id}: only= names no file; its files: {names}")
         stray = picked - candidates
         if stray:
             state = "already undone" if kind == "undo" else "not undone"
