@@ -462,6 +462,8 @@ def undo_whole_turn(where: str = "%apply_patch_turn --undo") -> list[CallView]:
             if views:
                 break
             raise UsageError(f"{where}: {exc}") from None
+        if any(isinstance(v.call, UndoCall) and v.call.target_id == undo_call_check for v in views):
+            break  # undone already and still offered: never loop
         view = start(turn, undo_call_check, kind="undo", where=where)
         views.append(view)
         result = view.call.result

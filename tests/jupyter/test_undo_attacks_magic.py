@@ -144,3 +144,16 @@ def test_a_replayed_call_is_undone_in_the_replays_directory_only(
     assert snapshot_dir_with_modes(project) == snapshot_dir_with_modes(
         project_after("0.147.0", "session")
     )
+
+
+def test_turn_undo_after_a_file_was_put_back_by_hand_ends(
+    magic: Magic, ip: InteractiveShell, tmp_path: Path
+) -> None:
+    three_calls(magic, tmp_path)
+    (tmp_path / "b.txt").write_text("b\n")  # call-2 put back by hand: its undo writes nothing
+    texts = turn_undo(ip)
+    assert texts[-1] == (
+        "%apply_patch_turn --undo: undone: call-3, call-2, call-1; nothing of turn-1 is left to "
+        "undo"
+    )
+    assert [(tmp_path / f"{n}.txt").read_text() for n in "abc"] == ["a\n", "b\n", "c\n"]

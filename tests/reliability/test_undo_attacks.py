@@ -538,3 +538,28 @@ def test_an_empty_pick_of_files_says_so(places: tuple[Path, Path]) -> None:
         undo_call(turn, only=[])
     assert str(raised.value) == "undo of call-1: only= names no file; its files: a.txt"
     assert len(turn.calls) == 1  # nothing was started
+
+
+def test_files_put_back_by_hand_count_as_undone_and_undo_all_ends(
+    places: tuple[Path, Path],
+) -> None:
+    """An undo that finds a file already as it leaves it writes nothing there; that file is
+    undone all the same (it used to stay 'not undone', so undo_all undid it again forever)."""
+    root, _outside = places
+    (root / "a.txt").write_text("a\n")
+    (root / "b.txt").write_text("b\n")
+    before = tree(root)
+    turn = Turn(str(root), options=options("never"))
+    turn.run(
+        patch("*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-b\n+B"), "approve"
+    )
+    (root / "a.txt").write_text("a\n")  # the user put one file back by hand
+    results = turn.undo_all()
+    assert [r.status for r in results] == [CallStatus.COMPLETED]
+    assert [c.path for c in results[0].delta.changes] == [f"{root}/b.txt"]
+    assert tree(root) == before
+    assert {h.call_id: h.undone for h in turn_history(turn)}["call-1"] == "undone"
+    with pytest.raises(UndoError, match="nothing to undo"):
+        undo_call(turn)
+    assert turn.redo().status == CallStatus.COMPLETED  # both files go forward again
+    assert (root / "a.txt").read_text() == "A\n" and (root / "b.txt").read_text() == "B\n"

@@ -122,18 +122,12 @@ def undone_paths(turn: Turn, call_id: str) -> set[str]:
     """The paths of ``call_id`` an undo put back and no redo took forward again."""
     undone: set[str] = set()
     for call in turn.calls:
-        if not isinstance(call, UndoCall) or call.target_id != call_id or call.result is None:
+        if not isinstance(call, UndoCall) or call.target_id != call_id:
             continue
-        for change in call.result.delta.changes:
-            paths = {change.path}
-            move = getattr(change, "move_path", None)
-            if move is not None:
-                paths.add(move)
-            paths &= set(call.plan_paths)
-            if call.kind == "undo":
-                undone |= paths
-            else:
-                undone -= paths
+        if call.kind == "undo":
+            undone |= call.settled
+        else:
+            undone -= call.settled
     return undone
 
 
@@ -250,6 +244,9 @@ class UndoCall(ApplyPatchCall):
         self.steps = _steps(records, paths, kind, self.shown)
         self.plan_paths = tuple(s.path for s in self.steps)
         self.conflicts: tuple[Conflict, ...] = ()
+        #: the paths its attempts left in the state it puts them in: written, or found so
+        #: (a file put back by hand), and not rolled back (docs/behaviour.md §11.5)
+        self.settled: set[str] = set()
         self.patch = describe(self.steps)
         try:
             parse_patch(self.patch)
@@ -353,6 +350,11 @@ class UndoCall(ApplyPatchCall):
             self._ctx, prepared, sandboxed=sandboxed, approved=approved, writer=self._write
         )
         self._advance(delta=self._progress.delta.append(outcome.delta))
+        # read after the attempt: an atomic one that failed has been rolled back by now
+        for step in self.steps:
+            now = read_state(self.turn.fs, step.path)
+            if now is not None and now.matches(step.target):
+                self.settled.add(step.path)
         return outcome
 
 
@@ -463,6 +465,7 @@ def undo_turn(
     """Undo every call of the turn, newest first, each as its own call; stops at the first undo
     that does not complete (a conflict, a decline, a failure, a wait for approval)."""
     results: list[CallResult] = []
+    targets: set[str] = set()
     while True:
         try:
             call = undo_call(turn, force=force)
@@ -470,6 +473,10 @@ def undo_turn(
             if results:
                 return results
             raise
+        if call.target_id in targets:  # undone already and still offered: never loop
+            turn.calls.remove(call)
+            return results
+        targets.add(call.target_id)
         result = call.run(approver)
         results.append(result)
         if result.status != CallStatus.COMPLETED:
