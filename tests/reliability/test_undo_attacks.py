@@ -563,3 +563,23 @@ def test_files_put_back_by_hand_count_as_undone_and_undo_all_ends(
         undo_call(turn)
     assert turn.redo().status == CallStatus.COMPLETED  # both files go forward again
     assert (root / "a.txt").read_text() == "A\n" and (root / "b.txt").read_text() == "B\n"
+
+
+def test_an_atomic_undo_whose_journal_cannot_be_written_changes_nothing(
+    places: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("APPLYPATCH_STATE_DIR", str(tmp_path / "state"))
+    root, _outside = places
+    (root / "a.txt").write_text("a\n")
+    before = tree(root)
+    turn = Turn(str(root), options=options("never", transaction=Transaction.ATOMIC))
+    turn.run(patch("*** Update File: a.txt\n@@\n-a\n+A\n*** Add File: n/b.txt\n+b"), "approve")
+    after_call = tree(root)
+    full = options("never", transaction=Transaction.ATOMIC, faults=("journal:enospc",))
+    failed = undo_call(turn, options=full).run()
+    assert failed.status == CallStatus.FAILED
+    assert "cannot write the atomic transaction's journal" in (failed.error or "")
+    assert "nothing was changed" in (failed.error or "")
+    assert tree(root) == after_call and failed.delta.is_empty() and failed.delta.exact
+    assert turn.undo().status == CallStatus.COMPLETED
+    assert tree(root) == before
