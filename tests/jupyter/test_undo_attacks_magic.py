@@ -45,12 +45,15 @@ def turn_undo(ip: InteractiveShell) -> list[str]:
     return [o.data.get("text/plain", "") for o in captured.outputs]
 
 
-def three_calls(magic: Magic, root: Path) -> None:
+def three_calls(magic: Magic, root: Path) -> dict[str, Any]:
+    """call-1, call-2 and call-3 each change one file; the tree before them."""
     for name in ("a", "b", "c"):
         (root / f"{name}.txt").write_text(f"{name}\n")
+    before = snapshot_dir_with_modes(root)
     for name in ("a", "b", "c"):
         body = f"*** Update File: {name}.txt\n@@\n-{name}\n+{name.upper()}"
         magic("--stream-chunk 0", patch(body))
+    return before
 
 
 def test_turn_undo_stopped_by_a_conflict_says_what_it_did_and_did_not(
@@ -85,17 +88,13 @@ def test_turn_undo_that_completes_says_so(
     magic: Magic, ip: InteractiveShell, tmp_path: Path
 ) -> None:
     (tmp_path / "keep.txt").write_text("k\n")
-    before = snapshot_dir_with_modes(tmp_path)
-    three_calls(magic, tmp_path)
+    before = three_calls(magic, tmp_path)
     texts = turn_undo(ip)
     assert texts[-1] == (
         "%apply_patch_turn --undo: undone: call-3, call-2, call-1; nothing of turn-1 is left to "
         "undo"
     )
-    assert snapshot_dir_with_modes(tmp_path) == {
-        **before,
-        **{f"{n}.txt": (f"{n}\n".encode(), 0o644) for n in "abc"},
-    }
+    assert snapshot_dir_with_modes(tmp_path) == before
 
 
 def test_a_reason_from_the_magic_and_the_widget_reaches_the_model_escaped(
