@@ -175,16 +175,20 @@ def from_widget(source: CallView, content: Mapping[str, Any]) -> None:
             source.show_undo(outcome(pending))
             refresh(source.call.turn)
         return
+    problem = _malformed(content)
+    if problem is not None:  # never widened to every file, never forced by a stray string
+        source.show_undo({"kind": str(content.get("kind")), "status": "error", "error": problem})
+        return
     kind: Kind = "redo" if content.get("kind") == "redo" else "undo"
     only = content.get("only")
-    picked = [str(p) for p in only] if isinstance(only, list) else None
+    picked = list(only) if isinstance(only, list) else None
     try:
         view = start(
             source.call.turn,
             source.call.call_id,
             kind=kind,
             only=picked,
-            force=bool(content.get("force")),
+            force=content.get("force") is True,
             widget=False,
             show=False,
             where=f"{kind} of {source.call.call_id}",
@@ -199,6 +203,18 @@ def from_widget(source: CallView, content: Mapping[str, Any]) -> None:
         return
     source.pending_undo = view
     source.show_undo(outcome(view))
+
+
+def _malformed(content: Mapping[str, Any]) -> str | None:
+    """What is wrong with an Undo / Redo message the widget would not send, or None."""
+    kind, only, force = content.get("kind"), content.get("only"), content.get("force", False)
+    if kind not in ("undo", "redo"):
+        return f"kind: 'undo' or 'redo', not {kind!r:.80}"
+    if only is not None and not (isinstance(only, list) and all(isinstance(p, str) for p in only)):
+        return f"only: give a list of the call's files, not {only!r:.80}"
+    if not isinstance(force, bool):
+        return f"force: give true or false, not {force!r:.80}"
+    return None
 
 
 def _choice(

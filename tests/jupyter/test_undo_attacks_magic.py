@@ -156,3 +156,31 @@ def test_turn_undo_after_a_file_was_put_back_by_hand_ends(
         "undo"
     )
     assert [(tmp_path / f"{n}.txt").read_text() for n in "abc"] == ["a\n", "b\n", "c\n"]
+
+
+@pytest.mark.parametrize(
+    ("message", "error"),
+    [
+        ({"only": "a.txt"}, "only: give a list of the call's files, not 'a.txt'"),
+        ({"only": [1]}, "only: give a list of the call's files, not [1]"),
+        ({"force": "false"}, "force: give true or false, not 'false'"),
+        ({"kind": "undo-all"}, "kind: 'undo' or 'redo', not 'undo-all'"),
+    ],
+)
+def test_a_malformed_undo_message_widens_nothing(
+    magic: Magic, tmp_path: Path, message: dict[str, Any], error: str
+) -> None:
+    """A message from the front end that is not what the widget sends (a string for the list
+    of files, a string for ``force``) used to undo every file, or to force."""
+    (tmp_path / "a.txt").write_text("a\n")
+    (tmp_path / "b.txt").write_text("b\n")
+    run = magic(
+        "--stream-chunk 0",
+        patch("*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-b\n+B"),
+    )
+    (tmp_path / "b.txt").write_text("B\nmine\n")  # a conflict that only force overwrites
+    edited = snapshot_dir_with_modes(tmp_path)
+    run.widget._handle_custom_msg({"type": "undo", "kind": "undo", **message}, [])
+    last = run.widget.undo["last"]
+    assert last["status"] == "error" and error in last["error"]
+    assert snapshot_dir_with_modes(tmp_path) == edited
