@@ -1819,7 +1819,7 @@ function changeFile(path, change, cwd, row, sources, preview) {
     move ? h("code", { class: "applypatch-path", text: move }) : null,
     stateText ? h("span", { class: `applypatch-state applypatch-state-${state}`, text: stateText }) : null,
     source.language ? h("span", { class: "applypatch-lang", text: str(source.language) }) : null,
-    source.cut ? h("span", { class: "applypatch-lang", text: "colours cut for size" }) : null,
+    source.cut ? h("span", { class: "applypatch-lang", text: "colours cut for size or time", title: "some lines are shown without colours: there were too many, or colouring them took too long" }) : null,
   ];
   const added = rows.filter((r) => isLine(r, "add")).length;
   const removed = rows.filter((r) => isLine(r, "del")).length;
