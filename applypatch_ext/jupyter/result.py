@@ -40,6 +40,34 @@ def _pick(record: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
     return {key: record.get(key) for key in keys}
 
 
+#: The texts of a committed change that no view shows (the call's result keeps them all).
+UNSHOWN_TEXTS: Final = (
+    "old_content",
+    "new_content",
+    "overwritten_content",
+    "overwritten_move_content",
+)
+
+
+def view_delta(delta: Mapping[str, Any], proposed: Any = None) -> dict[str, Any]:
+    """The ``delta`` trait: the committed delta without the file texts its views never show.
+
+    A view shows a committed change by its type, path and move (and the verified change's
+    own diff); only a change the verified map lacks (an ``extra``) shows its ``content``. So
+    the old and new texts of an update, what an add overwrote, and the content of a change
+    the map has are left out: for a 20,000-line file, 2.3 MB the browser would have parsed
+    for nothing, and the saved record would have carried.
+    """
+    verified = set(proposed.changes) if proposed is not None else set()
+    changes = []
+    for change in delta.get("changes", []):
+        kept = {k: v for k, v in change.items() if k not in UNSHOWN_TEXTS}
+        if kept.get("path") in verified:
+            kept.pop("content", None)
+        changes.append(kept)
+    return {**delta, "changes": changes}
+
+
 def identity(call_id: str, cwd: str) -> dict[str, Any]:
     """The traits that name a call (set once, before any event)."""
     return {"call_id": call_id, "cwd": cwd, "title": f"apply_patch {call_id}"}
@@ -116,7 +144,7 @@ class CallDisplay:
             "output": result.output,
             "error": result.error or "",
             "explanation": {} if explanation is None else explanation.to_json(),
-            "delta": result.delta.to_json(),
+            "delta": view_delta(result.delta.to_json(), result.proposed),
             "sources": call_sources(result.proposed, result.delta),
             "notebooks": notebooks,
         }

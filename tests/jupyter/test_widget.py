@@ -18,6 +18,7 @@ from applypatch_ext.core.turn.safety import AskUser, AutoApprove, Reject
 from applypatch_ext.core.turn.turn import RETRY_REASON
 from applypatch_ext.jupyter import vocabulary as vocabulary_module
 from applypatch_ext.jupyter.assets import asset_path
+from applypatch_ext.jupyter.result import view_delta
 from applypatch_ext.jupyter.widget import ApplyPatchWidget, call_vocabulary
 
 from .conftest import Magic
@@ -256,6 +257,44 @@ def test_the_results_displayed_state_is_a_part_of_the_widgets(
     assert set(result_state) <= set(widget_state), set(result_state) - set(widget_state)
     for name in ("status", "stage", "delta", "turn_diff", "proposed"):
         assert result_state[name] == widget_state[name], name
+
+
+def test_the_delta_trait_leaves_out_the_texts_no_view_shows(
+    run_magic: Magic, tmp_path: Path
+) -> None:
+    # An update's old and new texts and an add's content (the verified change shows it) would
+    # only be parsed by the browser and saved in the record: the result keeps them.
+    (tmp_path / "main.py").write_text('print("old")\n')
+    run = run_magic("--stream-chunk 0 res", TWO_FILES)
+    result = run_magic.shell.user_ns["res"]
+    shown = {Path(c["path"]).name: c for c in run.widget.delta["changes"]}
+    full = {Path(c["path"]).name: c for c in result.delta["changes"]}
+    assert set(shown) == set(full) == {"main.py", "hello.txt"}
+    assert full["main.py"]["new_content"] == 'print("new")\n' and "content" in full["hello.txt"]
+    assert shown["main.py"] == {
+        "type": "update",
+        "path": full["main.py"]["path"],
+        "move_path": None,
+    }
+    assert shown["hello.txt"] == {"type": "add", "path": full["hello.txt"]["path"]}
+    assert run.widget.delta["exact"] is result.delta["exact"] is True
+
+
+def test_a_committed_change_the_verified_map_lacks_keeps_its_content() -> None:
+    delta = {
+        "changes": [
+            {"type": "add", "path": "/w/extra.txt", "content": "x\n", "overwritten_content": "y"},
+            {"type": "delete", "path": "/w/gone.txt", "content": "old\n"},
+        ],
+        "exact": False,
+    }
+    assert view_delta(delta) == {
+        "changes": [
+            {"type": "add", "path": "/w/extra.txt", "content": "x\n"},
+            {"type": "delete", "path": "/w/gone.txt", "content": "old\n"},
+        ],
+        "exact": False,
+    }
 
 
 @pytest.mark.parametrize(
