@@ -24,7 +24,7 @@
  * @typedef {[boolean, string]} Segment
  * @typedef {{differs: boolean, kind: string, text: string, title?: string}} Token
  * @typedef {{kind: string, text: string}} DiffLine
- * @typedef {{path: string, key: string, text: string, added: number, removed: number}} FileDiff
+ * @typedef {{path: string, key: string, text: string, added: number, removed: number, lines: number, cut: number}} FileDiff
  * @typedef {{t: number, k: string, v: string | number}} HistoryEntry
  * @typedef {{
  *   get(name: string): any,
@@ -189,20 +189,48 @@ export function splitTurnDiff(diff, blocks) {
         const path = String(block.path ?? "");
         const old = String(block.old_path ?? "");
         const shown = old && old !== path ? `${old} → ${path}` : path;
-        return { path: shown, key: path, text: String(block.diff ?? "") };
+        return { path: shown, key: path, text: String(block.diff ?? ""), cut: Number(block.cut_lines) || 0 };
       })
     : diff
-      ? [{ path: "turn diff", key: "", text: diff }]
+      ? [{ path: "turn diff", key: "", text: diff, cut: 0 }]
       : [];
-  return entries.map(({ path, key, text }) => {
-    let added = 0;
-    let removed = 0;
-    for (const line of classifyDiffLines(text)) {
-      if (line.kind === "add") added++;
-      else if (line.kind === "del") removed++;
-    }
-    return { path, key, text, added, removed };
-  });
+  return entries.map(({ path, key, text, cut }) => ({ path, key, text, cut, ...countDiffLines(text) }));
+}
+
+/**
+ * The added and removed lines of a diff, as classifyDiffLines would classify them, and all its
+ * lines; counted without making a line object each (a 2 MB diff: no 40,000 objects).
+ * @param {string} text
+ * @returns {{added: number, removed: number, lines: number}}
+ */
+export function countDiffLines(text) {
+  let added = 0;
+  let removed = 0;
+  let lines = 0;
+  let inHunk = true;
+  for (let at = 0; at < text.length; ) {
+    let end = text.indexOf("\n", at);
+    if (end < 0) end = text.length;
+    lines++;
+    const c = text[at];
+    if (c === "d" && text.startsWith("diff --git ", at)) inHunk = false;
+    else if (c === "@" && text[at + 1] === "@") inHunk = true;
+    else if (inHunk && c === "+") added++;
+    else if (inHunk && c === "-") removed++;
+    at = end + 1;
+  }
+  return { added, removed, lines };
+}
+
+/**
+ * How many lines `text` has, as a file's lines (a last line without a newline counts; an empty
+ * text has none).
+ * @param {string} text
+ */
+export function textLineCount(text) {
+  let n = 0;
+  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) n++;
+  return text && !text.endsWith("\n") ? n + 1 : n;
 }
 
 /**
@@ -1209,14 +1237,23 @@ export function sourcesOf(entry) {
  * One file of a diff view: a folded block whose summary shows its path, counts and +/- bar,
  * and whose body is its table, re-rendered when the mode changes or a fold is opened.
  * @param {{id: string, path: string, head: (Node | string | null)[], rows: Row[], sources: Sources,
- *   preview?: boolean, limit?: number, open: boolean, added: number, removed: number, attrs?: Record<string, any>}} f
+ *   preview?: boolean, limit?: number, open: boolean, added: number, removed: number, attrs?: Record<string, any>,
+ *   cut?: number}} f lines of the file's text that were cut for the view (`cut_lines`)
  * @param {{mode: string, opened: Map<string, Set<string>>, openFiles: Map<string, boolean>}} state
  */
 function fileBlock(f, state) {
   const opened = state.opened.get(f.id) ?? new Set();
   state.opened.set(f.id, opened);
   const body = h("div", { class: "applypatch-file-body" });
-  const view = { rows: f.rows, sources: f.sources, preview: Boolean(f.preview), limit: f.limit };
+  // the rows are made when the file is first drawn (a closed 40,000-line Add makes none)
+  const view = {
+    get rows() {
+      return f.rows;
+    },
+    sources: f.sources,
+    preview: Boolean(f.preview),
+    limit: f.limit,
+  };
   const summary = h(
     "summary",
     { class: "applypatch-file-head", "aria-label": `${f.path}: ${f.added} added, ${f.removed} removed lines` },
@@ -1231,6 +1268,12 @@ function fileBlock(f, state) {
       body,
     )
   );
+  const cut = f.cut
+    ? h("div", {
+        class: "applypatch-more applypatch-cut",
+        text: `✂ ${moreText(f.cut)} not sent to the view, cut for size (the call has them all)`,
+      })
+    : null;
   return lazyFold(details, summary, f.id, state, function draw() {
     fill(
       body,
@@ -1240,6 +1283,7 @@ function fileBlock(f, state) {
         // keep the keyboard where the reader was: on the rows just shown
         /** @type {any} */ (body.firstElementChild)?.focus?.();
       }),
+      cut,
     );
   });
 }
@@ -1333,6 +1377,8 @@ export function diffViewState(options) {
     b.addEventListener("click", fn);
     return b;
   };
+  /** @type {Map<string, {sig: unknown[], block: ReturnType<typeof fileBlock>}>} */
+  let made = new Map();
   const expand = tool("Expand all", "expand every file", () => all(true));
   const collapse = tool("Collapse all", "collapse every file", () => all(false));
   const onMode = (/** @type {string} */ mode) => {
@@ -1366,13 +1412,35 @@ export function diffViewState(options) {
     state,
     toolbar,
     bindHeaders,
-    /** @param {Parameters<typeof fileBlock>[0][]} files */
+    /**
+     * The blocks of `files`; a file whose `sig` is that of the block made for its id last time
+     * keeps that block (a streamed preview re-renders only the files that changed).
+     * @param {(Parameters<typeof fileBlock>[0] & {sig?: unknown[]})[]} files
+     */
     blocks(files) {
-      state.blocks = files.map((f) => fileBlock(f, state));
+      /** @type {Map<string, {sig: unknown[], block: ReturnType<typeof fileBlock>}>} */
+      const next = new Map();
+      state.blocks = files.map((f) => {
+        const before = made.get(f.id);
+        const same = before && f.sig && sameSig(before.sig, f.sig);
+        const block = same ? before.block : fileBlock(f, state);
+        if (f.sig) next.set(f.id, { sig: f.sig, block });
+        return block;
+      });
+      made = next;
       return state.blocks.map((b) => b.el);
     },
     dispose: () => modes.listeners.delete(onMode),
   };
+}
+
+/**
+ * Whether two signatures of a file (what its block is made from) are equal, item by item.
+ * @param {unknown[]} a
+ * @param {unknown[]} b
+ */
+export function sameSig(a, b) {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
 }
 
 /**
@@ -1801,7 +1869,12 @@ export function plannedSection(open) {
 function changeFile(path, change, cwd, row, sources, preview) {
   const label = changeLabel(change);
   const source = obj(sources[path]);
-  const rows = changeRows(change, source);
+  // an Add's or a Delete's rows are its lines: counted now, made when the file is drawn
+  const whole = change.type === "add" || change.type === "delete";
+  /** @type {Row[] | null} */
+  let made = whole ? null : changeRows(change, source);
+  const count = made ? made.length : textLineCount(str(change.content));
+  const rowsOf = () => (made ??= changeRows(change, source));
   const move = change.move_path ? relativePath(str(change.move_path), cwd) : "";
   const state = row?.state ?? "";
   const stateText = {
@@ -1821,18 +1894,26 @@ function changeFile(path, change, cwd, row, sources, preview) {
     source.language ? h("span", { class: "applypatch-lang", text: str(source.language) }) : null,
     source.cut ? h("span", { class: "applypatch-lang", text: "colours cut for size or time", title: "some lines are shown without colours: there were too many, or colouring them took too long" }) : null,
   ];
-  const added = rows.filter((r) => isLine(r, "add")).length;
-  const removed = rows.filter((r) => isLine(r, "del")).length;
+  // lines of the text cut for the view (see result.view_changes): an Add's or a Delete's count
+  const cut = Number(change.cut_lines) || 0;
+  const added = made ? made.filter((r) => isLine(r, "add")).length : change.type === "add" ? count + cut : 0;
+  const removed = made ? made.filter((r) => isLine(r, "del")).length : change.type === "delete" ? count + cut : 0;
   return {
     id: `${label}:${path}`,
     path: relativePath(path, cwd),
     head,
-    rows,
+    // what the block is made from: the same again, the block made last time is kept
+    sig: [cwd, label, state, stateText, move, preview, str(change.content), str(change.unified_diff), cut, JSON.stringify(source)],
+    cut,
+    get rows() {
+      return rowsOf();
+    },
+    count,
     sources: sourcesOf(source),
     preview,
     limit: LIMITS.fileDiffLines,
     // a short diff is shown at once; a long one waits for the reader
-    open: rows.length <= LIMITS.changeDiffLines,
+    open: count <= LIMITS.changeDiffLines,
     added,
     removed,
     attrs: {
@@ -1850,11 +1931,11 @@ function changeFile(path, change, cwd, row, sources, preview) {
  * @param {ReturnType<typeof changeFile>[]} files
  */
 function renderFiles(view, files) {
-  const withRows = files.filter((f) => f.rows.length);
+  const withRows = files.filter((f) => f.count);
   // files open at first while a budget of shown lines lasts; the others wait for the reader
   let budget = LIMITS.diffLines;
   for (const f of withRows) {
-    const shown = Math.min(f.rows.length, f.limit ?? Infinity);
+    const shown = Math.min(f.count, f.limit ?? Infinity);
     if (f.open && shown > budget) f.open = false;
     else if (f.open) budget -= shown;
   }
@@ -1899,7 +1980,7 @@ export function changesSection() {
     fill(
       body,
       exact,
-      files.some((f) => f.rows.length) ? view.toolbar : null,
+      files.some((f) => f.count) ? view.toolbar : null,
       ...renderFiles(view, files),
       hidden ? h("div", { class: "applypatch-more", text: moreText(hidden, "file") }) : null,
     );
@@ -1953,7 +2034,8 @@ export function turnDiffSection() {
     const { shown, hidden } = truncate(files, LIMITS.rows);
     const views = shown.map((f) => {
       const source = obj(obj(sources)[f.key]);
-      const rows = diffRows(classifyDiffLines(f.text));
+      /** @type {Row[] | null} */
+      let rows = null;
       return {
         id: `turn:${f.path}`,
         path: f.path,
@@ -1961,7 +2043,12 @@ export function turnDiffSection() {
           h("code", { class: "applypatch-path", text: f.path }),
           source.language ? h("span", { class: "applypatch-lang", text: str(source.language) }) : null,
         ],
-        rows,
+        sig: [f.path, f.text, f.cut, JSON.stringify(source)],
+        cut: f.cut,
+        get rows() {
+          return (rows ??= diffRows(classifyDiffLines(f.text)));
+        },
+        count: f.lines,
         limit: LIMITS.fileDiffLines, // past it, the rest of the file is one fold ("show N lines")
         sources: sourcesOf(source),
         preview: false,
