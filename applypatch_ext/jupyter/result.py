@@ -68,6 +68,46 @@ def view_delta(delta: Mapping[str, Any], proposed: Any = None) -> dict[str, Any]
     return {**delta, "changes": changes}
 
 
+#: At most this many characters of each text of a change (an add's or a delete's content, an
+#: update's diff) and of each TurnDiff block go to the view, cut at a line's end: the view shows
+#: a few hundred lines of a file at first and a thousand more per click, and a 2 MB text in
+#: every trait that has it is what the browser stalls on parsing (make bench-browser).
+VIEW_TEXT_LIMIT: Final = 200_000
+
+
+def cut_text(text: str, limit: int = VIEW_TEXT_LIMIT) -> tuple[str, int]:
+    """``text``, or its lines that fit in ``limit`` characters; and how many lines were cut."""
+    if len(text) <= limit:
+        return text, 0
+    end = text.rfind("\n", 0, limit) + 1
+    kept = text[:end]
+    return kept, text.count("\n", end) + (0 if text.endswith("\n") else 1)
+
+
+def view_changes(changes: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``planned`` / ``proposed`` traits: a change map whose long texts are cut for the
+    view (see :data:`VIEW_TEXT_LIMIT`); a cut change says how many lines (``cut_lines``)."""
+    out: dict[str, Any] = {}
+    for path, change in changes.items():
+        for key in ("content", "unified_diff"):
+            text = change.get(key) if isinstance(change, Mapping) else None
+            if isinstance(text, str) and len(text) > VIEW_TEXT_LIMIT:
+                kept, cut = cut_text(text)
+                change = {**change, key: kept, "cut_lines": cut}
+        out[path] = change
+    return out
+
+
+def view_blocks(blocks: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The ``turn_diff_files`` trait: the TurnDiff's blocks, each ``diff`` cut for the view
+    (``cut_lines`` then says how many lines); ``turn_diff`` keeps the whole text."""
+    out = []
+    for block in blocks:
+        kept, cut = cut_text(str(block.get("diff", "")))
+        out.append({**block, "diff": kept, "cut_lines": cut} if cut else dict(block))
+    return out
+
+
 def identity(call_id: str, cwd: str) -> dict[str, Any]:
     """The traits that name a call (set once, before any event)."""
     return {"call_id": call_id, "cwd": cwd, "title": f"apply_patch {call_id}"}
@@ -112,11 +152,11 @@ class CallDisplay:
         entry = {"type": kind, "time": event["time"], "summary": summarize_event(dict(event))}
         updates: dict[str, Any] = {"events": [*self.state["events"], entry], "stage": stage}
         if kind == EventType.PATCH_APPLY_UPDATED:
-            updates["planned"] = event["changes"]
+            updates["planned"] = view_changes(event["changes"])
         elif kind == EventType.PATCH_SAFETY_ASSESSED:
             updates["safety"] = _pick(event, SAFETY_FIELDS)
         elif kind == EventType.PATCH_APPLY_BEGIN:
-            updates["proposed"] = event["changes"]
+            updates["proposed"] = view_changes(event["changes"])
         elif kind == EventType.APPLY_PATCH_APPROVAL_REQUEST:
             updates["approval"] = _pick(event, APPROVAL_FIELDS)
         elif kind == EventType.APPLY_PATCH_APPROVAL_DECISION:
@@ -128,7 +168,7 @@ class CallDisplay:
             blocks = turn_blocks()
             updates.update(
                 turn_diff=event["unified_diff"],
-                turn_diff_files=blocks,
+                turn_diff_files=view_blocks(blocks),
                 turn_sources=turn_sources(blocks),
             )
         return self.update(updates)
@@ -153,13 +193,13 @@ class CallDisplay:
         if result.status == CallStatus.DRY_RUN:
             updates["dry_run"] = True
         if result.proposed is not None and not self.state["proposed"]:
-            updates["proposed"] = result.proposed.to_json()  # verified, never begun
+            updates["proposed"] = view_changes(result.proposed.to_json())  # never begun
         if result.status.terminal and self.state["approval"]:
             updates["approval"] = {}  # nothing waits any more
         if not self._own_turn_diff:
             updates.update(
                 turn_diff=result.turn_diff or "",
-                turn_diff_files=files,
+                turn_diff_files=view_blocks(files),
                 turn_sources=turn_sources(files),
             )
         return self.update(updates)
