@@ -89,7 +89,9 @@ OBSERVE = """(terminal) => {
             }, 0));
         }
         // every message of the call has arrived once the cell has run
-        if (!b.ran || w.hasAttribute('data-rendering')) return;
+        if (!b.ran || w.hasAttribute('data-rendering') || w.querySelector('[data-rendering]')) {
+            return;
+        }
         b.pending = true;
         // rendered: painted in the next frame
         requestAnimationFrame(() => setTimeout(() => {

@@ -1418,18 +1418,36 @@ export function diffViewState(options) {
      * @param {(Parameters<typeof fileBlock>[0] & {sig?: unknown[]})[]} files
      */
     blocks(files) {
+      const make = this.start();
+      for (const f of files) make(f);
+      make.done();
+      return state.blocks.map((b) => b.el);
+    },
+    /**
+     * Start making the blocks of a new set of files, one `make(f)` call each, in order (a
+     * later start abandons this one: its `make` then returns null); `make.done()` at the end.
+     */
+    start() {
+      const generation = ++this.generation;
       /** @type {Map<string, {sig: unknown[], block: ReturnType<typeof fileBlock>}>} */
       const next = new Map();
-      state.blocks = files.map((f) => {
+      state.blocks = [];
+      /** @param {Parameters<typeof fileBlock>[0] & {sig?: unknown[]}} f */
+      const make = (f) => {
+        if (generation !== this.generation) return null;
         const before = made.get(f.id);
         const same = before && f.sig && sameSig(before.sig, f.sig);
         const block = same ? before.block : fileBlock(f, state);
         if (f.sig) next.set(f.id, { sig: f.sig, block });
+        state.blocks.push(block);
         return block;
-      });
-      made = next;
-      return state.blocks.map((b) => b.el);
+      };
+      make.done = () => {
+        if (generation === this.generation) made = next;
+      };
+      return make;
     },
+    generation: 0,
     dispose: () => modes.listeners.delete(onMode),
   };
 }
@@ -1784,6 +1802,17 @@ export function patchSection(open) {
   let full = "";
   copy.addEventListener("click", () => copyText(full, status, "patch"));
   body.append(h("div", { class: "applypatch-toolbar", role: "toolbar", "aria-label": "patch text" }, copy, status), pre);
+  // Follow the stream unless the reader scrolled up: known from scroll events, so that an
+  // update never reads the layout (a forced reflow of the whole page, per streamed delta).
+  let follow = true;
+  pre.addEventListener("scroll", () => {
+    follow = pre.scrollHeight - pre.scrollTop - pre.clientHeight < 48;
+  });
+  let scrolling = false;
+  const toEnd = () => {
+    scrolling = false;
+    if (follow) pre.scrollTop = pre.scrollHeight;
+  };
   /** @param {{text: string, current: number, truncated: boolean}} s */
   const update = ({ text, current, truncated }) => {
     full = text;
@@ -1791,7 +1820,6 @@ export function patchSection(open) {
     if (lines.length && lines[lines.length - 1] === "") lines.pop();
     const { start, end } = windowLines(lines.length, current, LIMITS.patchLines);
     const width = String(end).length;
-    const follow = pre.scrollHeight - pre.scrollTop - pre.clientHeight < 48;
     fill(
       pre,
       start > 0 ? h("span", { class: "applypatch-more", text: moreText(start, "line", "earlier") }) : null,
@@ -1812,7 +1840,12 @@ export function patchSection(open) {
           })
         : null,
     );
-    if (current > 0 && follow) pre.scrollTop = pre.scrollHeight;
+    if (current > 0 && follow && !scrolling) {
+      // once per frame, when the page lays itself out anyway
+      scrolling = true;
+      if (typeof requestAnimationFrame === "function") requestAnimationFrame(toEnd);
+      else toEnd();
+    }
     note.textContent = ` ${lines.length} line${lines.length === 1 ? "" : "s"}${current > 0 ? ", streaming…" : ""}${truncated ? ", cut for display" : ""}`;
   };
   return { el, update };
@@ -1939,17 +1972,37 @@ function renderFiles(view, files) {
     if (f.open && shown > budget) f.open = false;
     else if (f.open) budget -= shown;
   }
-  const blocks = view.blocks(withRows);
-  const byId = new Map(withRows.map((f, i) => [f.id, blocks[i]]));
-  return [
-    withRows.length > 1 ? fileList(withRows, view.state.blocks) : null,
-    ...files.map(
-      (f) =>
-        byId.get(f.id) ??
-        h("div", f.attrs, h("div", { class: "applypatch-change-head applypatch-file-head" }, ...f.head)),
-    ),
-  ];
+  const make = view.start();
+  const box = h("div", { class: "applypatch-files" });
+  const list = withRows.length > 1 ? fileList(withRows, view.state.blocks) : null;
+  let next = 0;
+  // The first files at once; the others in slices of SLICES.ms, each a task of its own, so
+  // that a 500-file call never blocks the page (the box says data-rendering meanwhile).
+  const slice = (/** @type {number} */ least) => {
+    const until = clock() + SLICES.ms;
+    for (let made = 0; next < files.length; made++) {
+      if (made >= least && clock() > until) {
+        box.setAttribute("data-rendering", "");
+        setTimeout(() => slice(1), 0);
+        return;
+      }
+      const f = files[next++];
+      const block = f.count ? make(f) : null;
+      if (f.count && !block) return; // a newer render of the section took over
+      box.append(
+        block?.el ?? h("div", f.attrs, h("div", { class: "applypatch-change-head applypatch-file-head" }, ...f.head)),
+      );
+    }
+    make.done();
+    if (least < SLICES.first) box.removeAttribute("data-rendering"); // a later slice: it was set
+  };
+  slice(SLICES.first);
+  return [list, box];
 }
+
+/** How file blocks are made: `first` of them at once, then slices of at most `ms` each. */
+export const SLICES = Object.freeze({ first: 20, ms: 25 });
+const clock = () => globalThis.performance?.now?.() ?? Date.now();
 
 /** The verified change map next to the committed delta (see compareChanges), and `exact`. */
 export function changesSection() {

@@ -28,6 +28,7 @@ import widget, {
   changeRows,
   countDiffLines,
   sameSig,
+  SLICES,
   textLineCount,
   changesSection,
   classifyDiffLines,
@@ -614,6 +615,9 @@ class FakeElement {
     if (name === "hidden") this.hidden = true;
   }
   /** @param {string} name */
+  removeAttribute(name) {
+    this.attributes.delete(name);
+  }
   getAttribute(name) {
     return this.attributes.has(name) ? this.attributes.get(name) : null;
   }
@@ -727,6 +731,12 @@ class FakeModel {
 }
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
+/** Until no part of `root` is still being rendered in slices (data-rendering). */
+const settled = async (/** @type {FakeElement} */ root) => {
+  while (root.all().some((e) => e.getAttribute("data-rendering") !== null)) {
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+};
 
 /** The initial state a freshly created Python widget syncs. */
 function initialState() {
@@ -892,6 +902,7 @@ describe("render", () => {
     }));
     model.set({ turn_diff: blocks.map((b) => b.diff).join(""), turn_diff_files: blocks });
     await tick();
+    await settled(root);
     const patch = root.byTestId("applypatch-patch-text");
     assert.equal(patch.byClass("applypatch-line").length, LIMITS.patchLines);
     assert.match(patch.textContent, /… 19600 more lines/);
@@ -900,6 +911,26 @@ describe("render", () => {
     assert.ok(turn.byClass("applypatch-line").length <= LIMITS.diffLines);
     assert.equal(turn.byClass("applypatch-file").length, 50);
     assert.match(turn.textContent, /more lines/);
+  });
+
+  test("500 files render in slices, every one in order, the file list complete", async () => {
+    const model = new FakeModel(initialState());
+    const { root } = mount(model);
+    const blocks = Array.from({ length: 500 }, (_, f) => ({
+      old_path: `f${f}`,
+      path: `f${f}`,
+      diff: `diff --git a/f${f} b/f${f}\n@@ -1 +1,2 @@\n+x\n+y\n`,
+    }));
+    model.set({ turn_diff: blocks.map((b) => b.diff).join(""), turn_diff_files: blocks });
+    await tick();
+    const turn = root.byTestId("applypatch-turn-diff");
+    assert.ok(turn.byClass("applypatch-file").length >= SLICES.first);
+    await settled(root);
+    const files = turn.byClass("applypatch-file");
+    assert.equal(files.length, LIMITS.rows); // the first 200, then "… 300 more files"
+    assert.deepEqual(files.map((f) => f.getAttribute("data-path")), blocks.slice(0, LIMITS.rows).map((b) => b.path));
+    assert.equal(turn.byClass("applypatch-jump").length, LIMITS.rows);
+    assert.match(turn.textContent, /… 300 more files/);
   });
 
   test("approval: buttons send the message once, then disable and say so", async () => {
