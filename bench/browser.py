@@ -23,7 +23,8 @@ terminal, rendered, and painted: the next frame after the widget reports no pend
 total time. The saved notebook's growth: the file saved through the contents API (the panel's
 own save) before and after the call.
 
-The machine's other users share its cores: the figures are one run each, and noisy.
+The machine's other users share its cores: the figures are medians of ``--runs`` runs (3), and
+noisy.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import argparse
 import json
 import math
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -191,15 +193,17 @@ def scenarios() -> list[Scenario]:
     return out
 
 
-def run_scenario(page: Any, server: JupyterServer, s: Scenario) -> dict[str, Any]:
-    folder = server.root / s.name
+def run_scenario(page: Any, server: JupyterServer, s: Scenario, run: int = 1) -> dict[str, Any]:
+    # every run in a folder and a notebook of its own (a notebook written again under the same
+    # name would be one JupyterLab saw change on disk)
+    folder = server.root / f"{s.name}-{run}"
     folder.mkdir(parents=True, exist_ok=True)
     for rel, data in s.workload.before.items():
         path = folder / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
     (folder / "patch.txt").write_text(s.workload.patch, encoding="utf-8")
-    name = server.write_notebook(f"{s.name}/bench.ipynb", [SETUP, s.call_cell(), PROBE])
+    name = server.write_notebook(f"{folder.name}/bench.ipynb", [SETUP, s.call_cell(), PROBE])
     page.goto(f"{server.url}/lab/tree/{name}?reset")
     page.wait_for_function(LAB_KERNEL_READY, arg=name, timeout=90_000, polling=100)
     page.evaluate(RUN_CELL, [name, 0])
@@ -252,6 +256,15 @@ def run_scenario(page: Any, server: JupyterServer, s: Scenario) -> dict[str, Any
     }
 
 
+def median_row(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One row of ``runs`` of a scenario: the median of each figure (the last run's status)."""
+    row = dict(runs[-1])
+    for key, value in row.items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            row[key] = statistics.median(r[key] for r in runs)
+    return row
+
+
 def table(rows: list[dict[str, Any]]) -> list[str]:
     lines = [
         "| scenario | patch kB | status | longest task, ms | tasks > 100 ms | long tasks "
@@ -298,6 +311,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, help="Write the section into this Markdown file.")
     parser.add_argument("--only", nargs="*", help="Run only these scenarios (by name).")
     parser.add_argument(
+        "--runs", type=int, default=3, help="Runs of each scenario; the table has the medians."
+    )
+    parser.add_argument(
         "--label", default="", help="A label for this run, e.g. 'before' (in the section)."
     )
     args = parser.parse_args(argv)
@@ -319,7 +335,8 @@ def main(argv: list[str] | None = None) -> int:
                 page = context.new_page()
                 for s in chosen:
                     t = time.monotonic()
-                    row = run_scenario(page, server, s)
+                    runs = [run_scenario(page, server, s, k) for k in range(1, args.runs + 1)]
+                    row = median_row(runs)
                     rows.append(row)
                     print(
                         f"{s.title}: longest task {row['longest_ms']:.0f} ms, "
@@ -335,8 +352,8 @@ def main(argv: list[str] | None = None) -> int:
     cores = os.cpu_count()
     head = [
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; JupyterLab in Chromium "
-        f"({CHROMIUM}), headless, 1280x1000; {cores} CPUs shared with other work: one run "
-        "each, noisy. Streamed: "
+        f"({CHROMIUM}), headless, 1280x1000; {cores} CPUs shared with other work (noisy): "
+        f"median of {args.runs} runs each. Streamed: "
         f"{STREAM_DELTAS} deltas {STREAM_DELAY * 1000:.0f} ms apart; whole: --stream-chunk 0; "
         "the default run: `%%apply_patch` with no option; cancelled: (c) streamed in 100 "
         "deltas 50 ms apart, interrupted (SIGINT) a third into its stream.",
