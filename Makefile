@@ -15,7 +15,7 @@ LITE_PORT ?= 8000
 # pytest-playwright's artifacts (traces, screenshots of failed browser tests).
 TEST_RESULTS ?= test-results
 
-.PHONY: install lab check test lint conformance bench fuzz lite lite-serve clean labextension
+.PHONY: install lab check test lint conformance bench bench-browser fuzz lite lite-serve clean labextension
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -77,6 +77,13 @@ conformance: $(TEST_STAMP)
 
 bench: $(TEST_STAMP)
 	$(PY) bench/run.py --cache $(CACHE) --output bench/RESULTS.md
+
+# The live widget in a real JupyterLab and Debian's Chromium (as `make test`): long tasks, time
+# to the final state, the saved notebook's growth per call; a section of bench/RESULTS.md.
+bench-browser: $(ALL_STAMP)
+	@test -x /usr/bin/chromium || { apt-get update && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
+	$(PY) bench/browser.py --output bench/RESULTS.md
 
 fuzz: $(TEST_STAMP)
 	APPLYPATCH_FUZZ_SCALE=50 $(PY) -m pytest tests/reliability -q -p no:cacheprovider

@@ -943,8 +943,25 @@ def main(argv: list[str] | None = None) -> int:
         f"{passed} targets met, {missed} missed; bench took {time.perf_counter() - started:.0f} s."
     )
     if args.output:
-        args.output.write_text("\n".join(report.lines) + "\n", encoding="utf-8")
+        # bench/browser.py's section (make bench-browser) is kept: this bench does not make it
+        kept = browser_section(args.output)
+        args.output.write_text("\n".join([*report.lines, *kept]) + "\n", encoding="utf-8")
     return 0
+
+
+#: How bench/browser.py's section of RESULTS.md starts (its SECTION).
+BROWSER_HEADING = "## Browser:"
+
+
+def browser_section(output: Path) -> list[str]:
+    """The browser bench's section of ``output`` (from its heading, which starts with
+    :data:`BROWSER_HEADING`, to the next ``## ``)."""
+    lines = output.read_text(encoding="utf-8").splitlines() if output.exists() else []
+    start = next((i for i, line in enumerate(lines) if line.startswith(BROWSER_HEADING)), None)
+    if start is None:
+        return []
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), None)
+    return ["", *lines[start:end]]
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@
  * @typedef {[boolean, string]} Segment
  * @typedef {{differs: boolean, kind: string, text: string, title?: string}} Token
  * @typedef {{kind: string, text: string}} DiffLine
- * @typedef {{path: string, key: string, text: string, added: number, removed: number}} FileDiff
+ * @typedef {{path: string, key: string, text: string, added: number, removed: number, lines: number, cut: number}} FileDiff
  * @typedef {{t: number, k: string, v: string | number}} HistoryEntry
  * @typedef {{
  *   get(name: string): any,
@@ -239,20 +239,48 @@ export function splitTurnDiff(diff, blocks) {
         const path = String(block.path ?? "");
         const old = String(block.old_path ?? "");
         const shown = old && old !== path ? `${old} → ${path}` : path;
-        return { path: shown, key: path, text: String(block.diff ?? "") };
+        return { path: shown, key: path, text: String(block.diff ?? ""), cut: Number(block.cut_lines) || 0 };
       })
     : diff
-      ? [{ path: "turn diff", key: "", text: diff }]
+      ? [{ path: "turn diff", key: "", text: diff, cut: 0 }]
       : [];
-  return entries.map(({ path, key, text }) => {
-    let added = 0;
-    let removed = 0;
-    for (const line of classifyDiffLines(text)) {
-      if (line.kind === "add") added++;
-      else if (line.kind === "del") removed++;
-    }
-    return { path, key, text, added, removed };
-  });
+  return entries.map(({ path, key, text, cut }) => ({ path, key, text, cut, ...countDiffLines(text) }));
+}
+
+/**
+ * The added and removed lines of a diff, as classifyDiffLines would classify them, and all its
+ * lines; counted without making a line object each (a 2 MB diff: no 40,000 objects).
+ * @param {string} text
+ * @returns {{added: number, removed: number, lines: number}}
+ */
+export function countDiffLines(text) {
+  let added = 0;
+  let removed = 0;
+  let lines = 0;
+  let inHunk = true;
+  for (let at = 0; at < text.length; ) {
+    let end = text.indexOf("\n", at);
+    if (end < 0) end = text.length;
+    lines++;
+    const c = text[at];
+    if (c === "d" && text.startsWith("diff --git ", at)) inHunk = false;
+    else if (c === "@" && text[at + 1] === "@") inHunk = true;
+    else if (inHunk && c === "+") added++;
+    else if (inHunk && c === "-") removed++;
+    at = end + 1;
+  }
+  return { added, removed, lines };
+}
+
+/**
+ * How many lines `text` has, as a file's lines (a last line without a newline counts; an empty
+ * text has none).
+ * @param {string} text
+ */
+export function textLineCount(text) {
+  let n = 0;
+  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) n++;
+  return text && !text.endsWith("\n") ? n + 1 : n;
 }
 
 /**
@@ -1259,14 +1287,23 @@ export function sourcesOf(entry) {
  * One file of a diff view: a folded block whose summary shows its path, counts and +/- bar,
  * and whose body is its table, re-rendered when the mode changes or a fold is opened.
  * @param {{id: string, path: string, head: (Node | string | null)[], rows: Row[], sources: Sources,
- *   preview?: boolean, limit?: number, open: boolean, added: number, removed: number, attrs?: Record<string, any>}} f
+ *   preview?: boolean, limit?: number, open: boolean, added: number, removed: number, attrs?: Record<string, any>,
+ *   cut?: number}} f lines of the file's text that were cut for the view (`cut_lines`)
  * @param {{mode: string, opened: Map<string, Set<string>>, openFiles: Map<string, boolean>}} state
  */
 function fileBlock(f, state) {
   const opened = state.opened.get(f.id) ?? new Set();
   state.opened.set(f.id, opened);
   const body = h("div", { class: "applypatch-file-body" });
-  const view = { rows: f.rows, sources: f.sources, preview: Boolean(f.preview), limit: f.limit };
+  // the rows are made when the file is first drawn (a closed 40,000-line Add makes none)
+  const view = {
+    get rows() {
+      return f.rows;
+    },
+    sources: f.sources,
+    preview: Boolean(f.preview),
+    limit: f.limit,
+  };
   const summary = h(
     "summary",
     { class: "applypatch-file-head", "aria-label": `${f.path}: ${f.added} added, ${f.removed} removed lines` },
@@ -1281,6 +1318,12 @@ function fileBlock(f, state) {
       body,
     )
   );
+  const cut = f.cut
+    ? h("div", {
+        class: "applypatch-more applypatch-cut",
+        text: `✂ ${moreText(f.cut)} not sent to the view, cut for size (the call has them all)`,
+      })
+    : null;
   return lazyFold(details, summary, f.id, state, function draw() {
     fill(
       body,
@@ -1290,6 +1333,7 @@ function fileBlock(f, state) {
         // keep the keyboard where the reader was: on the rows just shown
         /** @type {any} */ (body.firstElementChild)?.focus?.();
       }),
+      cut,
     );
   });
 }
@@ -1383,6 +1427,8 @@ export function diffViewState(options) {
     b.addEventListener("click", fn);
     return b;
   };
+  /** @type {Map<string, {sig: unknown[], block: ReturnType<typeof fileBlock>}>} */
+  let made = new Map();
   const expand = tool("Expand all", "expand every file", () => all(true));
   const collapse = tool("Collapse all", "collapse every file", () => all(false));
   const onMode = (/** @type {string} */ mode) => {
@@ -1416,13 +1462,53 @@ export function diffViewState(options) {
     state,
     toolbar,
     bindHeaders,
-    /** @param {Parameters<typeof fileBlock>[0][]} files */
+    /**
+     * The blocks of `files`; a file whose `sig` is that of the block made for its id last time
+     * keeps that block (a streamed preview re-renders only the files that changed).
+     * @param {(Parameters<typeof fileBlock>[0] & {sig?: unknown[]})[]} files
+     */
     blocks(files) {
-      state.blocks = files.map((f) => fileBlock(f, state));
+      const make = this.start();
+      for (const f of files) make(f);
+      make.done();
       return state.blocks.map((b) => b.el);
     },
+    /**
+     * Start making the blocks of a new set of files, one `make(f)` call each, in order (a
+     * later start abandons this one: its `make` then returns null); `make.done()` at the end.
+     */
+    start() {
+      const generation = ++this.generation;
+      /** @type {Map<string, {sig: unknown[], block: ReturnType<typeof fileBlock>}>} */
+      const next = new Map();
+      state.blocks = [];
+      /** @param {Parameters<typeof fileBlock>[0] & {sig?: unknown[]}} f */
+      const make = (f) => {
+        if (generation !== this.generation) return null;
+        const before = made.get(f.id);
+        const same = before && f.sig && sameSig(before.sig, f.sig);
+        const block = same ? before.block : fileBlock(f, state);
+        if (f.sig) next.set(f.id, { sig: f.sig, block });
+        state.blocks.push(block);
+        return block;
+      };
+      make.done = () => {
+        if (generation === this.generation) made = next;
+      };
+      return make;
+    },
+    generation: 0,
     dispose: () => modes.listeners.delete(onMode),
   };
+}
+
+/**
+ * Whether two signatures of a file (what its block is made from) are equal, item by item.
+ * @param {unknown[]} a
+ * @param {unknown[]} b
+ */
+export function sameSig(a, b) {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
 }
 
 /**
@@ -2189,6 +2275,17 @@ export function patchSection(open) {
   let full = "";
   copy.addEventListener("click", () => copyText(full, status, "patch"));
   body.append(h("div", { class: "applypatch-toolbar", role: "toolbar", "aria-label": "patch text" }, copy, status), pre);
+  // Follow the stream unless the reader scrolled up: known from scroll events, so that an
+  // update never reads the layout (a forced reflow of the whole page, per streamed delta).
+  let follow = true;
+  pre.addEventListener("scroll", () => {
+    follow = pre.scrollHeight - pre.scrollTop - pre.clientHeight < 48;
+  });
+  let scrolling = false;
+  const toEnd = () => {
+    scrolling = false;
+    if (follow) pre.scrollTop = pre.scrollHeight;
+  };
   /** @param {{text: string, current: number, truncated: boolean}} s */
   const update = ({ text, current, truncated }) => {
     full = text;
@@ -2196,7 +2293,6 @@ export function patchSection(open) {
     if (lines.length && lines[lines.length - 1] === "") lines.pop();
     const { start, end } = windowLines(lines.length, current, LIMITS.patchLines);
     const width = String(end).length;
-    const follow = pre.scrollHeight - pre.scrollTop - pre.clientHeight < 48;
     fill(
       pre,
       start > 0 ? h("span", { class: "applypatch-more", text: moreText(start, "line", "earlier") }) : null,
@@ -2217,7 +2313,12 @@ export function patchSection(open) {
           })
         : null,
     );
-    if (current > 0 && follow) pre.scrollTop = pre.scrollHeight;
+    if (current > 0 && follow && !scrolling) {
+      // once per frame, when the page lays itself out anyway
+      scrolling = true;
+      if (typeof requestAnimationFrame === "function") requestAnimationFrame(toEnd);
+      else toEnd();
+    }
     note.textContent = ` ${lines.length} line${lines.length === 1 ? "" : "s"}${current > 0 ? ", streaming…" : ""}${truncated ? ", cut for display" : ""}`;
   };
   return { el, update };
@@ -2274,7 +2375,12 @@ export function plannedSection(open) {
 function changeFile(path, change, cwd, row, sources, preview) {
   const label = changeLabel(change);
   const source = obj(sources[path]);
-  const rows = changeRows(change, source);
+  // an Add's or a Delete's rows are its lines: counted now, made when the file is drawn
+  const whole = change.type === "add" || change.type === "delete";
+  /** @type {Row[] | null} */
+  let made = whole ? null : changeRows(change, source);
+  const count = made ? made.length : textLineCount(str(change.content));
+  const rowsOf = () => (made ??= changeRows(change, source));
   const move = change.move_path ? relativePath(str(change.move_path), cwd) : "";
   const state = row?.state ?? "";
   const stateText = {
@@ -2292,20 +2398,28 @@ function changeFile(path, change, cwd, row, sources, preview) {
     move ? h("code", { class: "applypatch-path", text: move }) : null,
     stateText ? h("span", { class: `applypatch-state applypatch-state-${state}`, text: stateText }) : null,
     source.language ? h("span", { class: "applypatch-lang", text: str(source.language) }) : null,
-    source.cut ? h("span", { class: "applypatch-lang", text: "colours cut for size" }) : null,
+    source.cut ? h("span", { class: "applypatch-lang", text: "colours cut for size or time", title: "some lines are shown without colours: there were too many, or colouring them took too long" }) : null,
   ];
-  const added = rows.filter((r) => isLine(r, "add")).length;
-  const removed = rows.filter((r) => isLine(r, "del")).length;
+  // lines of the text cut for the view (see result.view_changes): an Add's or a Delete's count
+  const cut = Number(change.cut_lines) || 0;
+  const added = made ? made.filter((r) => isLine(r, "add")).length : change.type === "add" ? count + cut : 0;
+  const removed = made ? made.filter((r) => isLine(r, "del")).length : change.type === "delete" ? count + cut : 0;
   return {
     id: `${label}:${path}`,
     path: relativePath(path, cwd),
     head,
-    rows,
+    // what the block is made from: the same again, the block made last time is kept
+    sig: [cwd, label, state, stateText, move, preview, str(change.content), str(change.unified_diff), cut, JSON.stringify(source)],
+    cut,
+    get rows() {
+      return rowsOf();
+    },
+    count,
     sources: sourcesOf(source),
     preview,
     limit: LIMITS.fileDiffLines,
     // a short diff is shown at once; a long one waits for the reader
-    open: rows.length <= LIMITS.changeDiffLines,
+    open: count <= LIMITS.changeDiffLines,
     added,
     removed,
     attrs: {
@@ -2323,25 +2437,45 @@ function changeFile(path, change, cwd, row, sources, preview) {
  * @param {ReturnType<typeof changeFile>[]} files
  */
 function renderFiles(view, files) {
-  const withRows = files.filter((f) => f.rows.length);
+  const withRows = files.filter((f) => f.count);
   // files open at first while a budget of shown lines lasts; the others wait for the reader
   let budget = LIMITS.diffLines;
   for (const f of withRows) {
-    const shown = Math.min(f.rows.length, f.limit ?? Infinity);
+    const shown = Math.min(f.count, f.limit ?? Infinity);
     if (f.open && shown > budget) f.open = false;
     else if (f.open) budget -= shown;
   }
-  const blocks = view.blocks(withRows);
-  const byId = new Map(withRows.map((f, i) => [f.id, blocks[i]]));
-  return [
-    withRows.length > 1 ? fileList(withRows, view.state.blocks) : null,
-    ...files.map(
-      (f) =>
-        byId.get(f.id) ??
-        h("div", f.attrs, h("div", { class: "applypatch-change-head applypatch-file-head" }, ...f.head)),
-    ),
-  ];
+  const make = view.start();
+  const box = h("div", { class: "applypatch-files" });
+  const list = withRows.length > 1 ? fileList(withRows, view.state.blocks) : null;
+  let next = 0;
+  // The first files at once; the others in slices of SLICES.ms, each a task of its own, so
+  // that a 500-file call never blocks the page (the box says data-rendering meanwhile).
+  const slice = (/** @type {number} */ least) => {
+    const until = clock() + SLICES.ms;
+    for (let made = 0; next < files.length; made++) {
+      if (made >= least && clock() > until) {
+        box.setAttribute("data-rendering", "");
+        setTimeout(() => slice(1), 0);
+        return;
+      }
+      const f = files[next++];
+      const block = f.count ? make(f) : null;
+      if (f.count && !block) return; // a newer render of the section took over
+      box.append(
+        block?.el ?? h("div", f.attrs, h("div", { class: "applypatch-change-head applypatch-file-head" }, ...f.head)),
+      );
+    }
+    make.done();
+    if (least < SLICES.first) box.removeAttribute("data-rendering"); // a later slice: it was set
+  };
+  slice(SLICES.first);
+  return [list, box];
 }
+
+/** How file blocks are made: `first` of them at once, then slices of at most `ms` each. */
+export const SLICES = Object.freeze({ first: 20, ms: 25 });
+const clock = () => globalThis.performance?.now?.() ?? Date.now();
 
 /** The verified change map next to the committed delta (see compareChanges), and `exact`. */
 export function changesSection() {
@@ -2372,7 +2506,7 @@ export function changesSection() {
     fill(
       body,
       exact,
-      files.some((f) => f.rows.length) ? view.toolbar : null,
+      files.some((f) => f.count) ? view.toolbar : null,
       ...renderFiles(view, files),
       hidden ? h("div", { class: "applypatch-more", text: moreText(hidden, "file") }) : null,
     );
@@ -2457,7 +2591,8 @@ export function turnDiffSection(open = true) {
     const { shown, hidden } = truncate(files, LIMITS.rows);
     const views = shown.map((f) => {
       const source = obj(obj(sources)[f.key]);
-      const rows = diffRows(classifyDiffLines(f.text));
+      /** @type {Row[] | null} */
+      let rows = null;
       return {
         id: `turn:${f.path}`,
         path: f.path,
@@ -2465,7 +2600,12 @@ export function turnDiffSection(open = true) {
           h("code", { class: "applypatch-path", text: f.path }),
           source.language ? h("span", { class: "applypatch-lang", text: str(source.language) }) : null,
         ],
-        rows,
+        sig: [f.path, f.text, f.cut, JSON.stringify(source)],
+        cut: f.cut,
+        get rows() {
+          return (rows ??= diffRows(classifyDiffLines(f.text)));
+        },
+        count: f.lines,
         limit: LIMITS.fileDiffLines, // past it, the rest of the file is one fold ("show N lines")
         sources: sourcesOf(source),
         preview: false,

@@ -30,6 +30,10 @@ import widget, {
   changeDiffLines,
   changeLabel,
   changeRows,
+  countDiffLines,
+  sameSig,
+  SLICES,
+  textLineCount,
   changesSection,
   classifyDiffLines,
   codePoint,
@@ -184,6 +188,31 @@ describe("classifyDiffLines", () => {
     assert.deepEqual(classifyDiffLines(""), []);
     // @ts-expect-error robustness
     assert.deepEqual(classifyDiffLines(undefined), []);
+  });
+});
+
+describe("line counts", () => {
+  test("countDiffLines counts as classifyDiffLines classifies", () => {
+    for (const text of [TURN_DIFF, "", "+a\n-b\n c", "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-x\n+y\n\\ No newline\n"]) {
+      const lines = classifyDiffLines(text);
+      assert.deepEqual(countDiffLines(text), {
+        added: lines.filter((l) => l.kind === "add").length,
+        removed: lines.filter((l) => l.kind === "del").length,
+        lines: text.split("\n").length - (text.endsWith("\n") || text === "" ? 1 : 0),
+      });
+    }
+  });
+
+  test("textLineCount is the number of rows of an Add", () => {
+    for (const content of ["", "a", "a\n", "a\nb", "a\r\nb\n", "\n\n"]) {
+      assert.equal(textLineCount(content), changeRows({ type: "add", content }).length, JSON.stringify(content));
+    }
+  });
+
+  test("sameSig compares item by item", () => {
+    assert.equal(sameSig(["a", 1, "x".repeat(3)], ["a", 1, "xxx"]), true);
+    assert.equal(sameSig(["a"], ["a", 1]), false);
+    assert.equal(sameSig(["a", 1], ["a", 2]), false);
   });
 });
 
@@ -593,6 +622,9 @@ class FakeElement {
     if (name === "hidden") this.hidden = true;
   }
   /** @param {string} name */
+  removeAttribute(name) {
+    this.attributes.delete(name);
+  }
   getAttribute(name) {
     return this.attributes.has(name) ? this.attributes.get(name) : null;
   }
@@ -712,6 +744,12 @@ class FakeModel {
 }
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
+/** Until no part of `root` is still being rendered in slices (data-rendering). */
+const settled = async (/** @type {FakeElement} */ root) => {
+  while (root.all().some((e) => e.getAttribute("data-rendering") !== null)) {
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+};
 
 /** The initial state a freshly created Python widget syncs. */
 function initialState() {
@@ -878,6 +916,7 @@ describe("render", () => {
     }));
     model.set({ turn_diff: blocks.map((b) => b.diff).join(""), turn_diff_files: blocks });
     await tick();
+    await settled(root);
     const patch = root.byTestId("applypatch-patch-text");
     assert.equal(patch.byClass("applypatch-line").length, LIMITS.patchLines);
     assert.match(patch.textContent, /… 19600 more lines/);
@@ -888,6 +927,27 @@ describe("render", () => {
     assert.ok(turn.byClass("applypatch-line").length <= LIMITS.diffLines);
     assert.equal(turn.byClass("applypatch-file").length, 50);
     assert.match(turn.textContent, /more lines/);
+  });
+
+  test("500 files render in slices, every one in order, the file list complete", async () => {
+    const model = new FakeModel(initialState());
+    const { root } = mount(model);
+    const blocks = Array.from({ length: 500 }, (_, f) => ({
+      old_path: `f${f}`,
+      path: `f${f}`,
+      diff: `diff --git a/f${f} b/f${f}\n@@ -1 +1,2 @@\n+x\n+y\n`,
+    }));
+    model.set({ turn_diff: blocks.map((b) => b.diff).join(""), turn_diff_files: blocks });
+    await tick();
+    const turn = root.byTestId("applypatch-turn-diff");
+    toggle(turn, true); // closed in a call's view: built when opened
+    assert.ok(turn.byClass("applypatch-file").length >= SLICES.first);
+    await settled(root);
+    const files = turn.byClass("applypatch-file");
+    assert.equal(files.length, LIMITS.rows); // the first 200, then "… 300 more files"
+    assert.deepEqual(files.map((f) => f.getAttribute("data-path")), blocks.slice(0, LIMITS.rows).map((b) => b.path));
+    assert.equal(turn.byClass("applypatch-jump").length, LIMITS.rows);
+    assert.match(turn.textContent, /… 300 more files/);
   });
 
   test("approval: buttons send the message once, then disable and say so", async () => {
@@ -1724,6 +1784,59 @@ describe("sections", () => {
     );
     assert.match(el.textContent, / 2 files: planned, nothing written yet/);
     assert.match(el.textContent, /Adda\.txt/);
+  });
+
+  test("planned: a streamed update keeps the blocks of the files that did not change", () => {
+    const planned = plannedSection(true);
+    const a = { type: "add", content: "x\ny\n" };
+    planned.update({ planned: { "/w/a.txt": a }, cwd: "/w" });
+    const el = fake(planned.el);
+    const [first] = el.byClass("applypatch-change");
+    // the next preview: a.txt the same (a new object, as every comm message makes), b.txt new
+    planned.update({ planned: { "/w/a.txt": { ...a }, "/w/b.txt": { type: "add", content: "z\n" } }, cwd: "/w" });
+    const blocks = el.byClass("applypatch-change");
+    assert.equal(blocks.length, 2);
+    assert.equal(blocks[0], first);
+    // a.txt grew: its block is made again, with the new line
+    planned.update({ planned: { "/w/a.txt": { type: "add", content: "x\ny\nw\n" } }, cwd: "/w" });
+    const [grown] = el.byClass("applypatch-change");
+    assert.notEqual(grown, first);
+    assert.match(grown.textContent, /\+3/);
+  });
+
+  test("a long Add's rows are made only when its file is opened", () => {
+    const content = Array.from({ length: 5000 }, (_, i) => `line ${i}`).join("\n") + "\n";
+    const changes = changesSection();
+    changes.update({
+      proposed: { "/w/big.txt": { type: "add", content } },
+      delta: { changes: [], exact: true },
+      meaning: meaning(STATUS.running),
+      cwd: "/w",
+      sources: {},
+    });
+    const el = fake(changes.el);
+    const [file] = el.byClass("applypatch-change");
+    assert.match(file.textContent, /\+5000 -0/);
+    assert.equal(file.getAttribute("open"), null); // long: it waits for the reader
+    assert.equal(el.byClass("applypatch-dl").length, 0); // no row made
+  });
+
+  test("a text cut for the view counts every line and says what was cut", () => {
+    const changes = changesSection();
+    changes.update({
+      proposed: { "/w/big.txt": { type: "add", content: "a\nb\n", cut_lines: 7 } },
+      delta: { changes: [], exact: true },
+      meaning: meaning(STATUS.running),
+      cwd: "/w",
+      sources: {},
+    });
+    const el = fake(changes.el);
+    const [file] = el.byClass("applypatch-change");
+    assert.match(file.textContent, /\+9 -0/);
+    assert.equal(el.byClass("applypatch-dl-add").length, 2);
+    assert.match(el.byClass("applypatch-cut")[0].textContent, /✂ … 7 more lines not sent to the view, cut for size/);
+    const [turn] = splitTurnDiff("@@ -0,0 +1 @@\n+a\n", [{ path: "t", diff: "@@ -0,0 +1 @@\n+a\n", cut_lines: 3 }]);
+    assert.equal(turn.cut, 3);
   });
 
   test("changes: the exact line only once the call has ended, and not for a dry run", () => {

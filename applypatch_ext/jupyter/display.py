@@ -156,6 +156,15 @@ def turn_diff_files(state: Mapping[str, Any]) -> list[tuple[str, str]]:
     return [("turn diff", diff)] if diff else []
 
 
+def view_cuts(state: Mapping[str, Any]) -> list[tuple[int, int]]:
+    """Per block of :func:`turn_diff_files`, the lines and bytes the view's cut left out of it
+    (``cut_lines``, ``cut_bytes``: jupyter/result.py ``view_blocks``)."""
+    return [
+        (int(f.get("cut_lines") or 0), int(f.get("cut_bytes") or 0))
+        for f in state.get("turn_diff_files") or []
+    ]
+
+
 #: Why a turn's diff shows nothing although the turn changed files (the ``turn_diff_note``
 #: trait; ``%apply_patch_turn`` says the same).
 TURN_DIFF_INVALIDATED = (
@@ -191,8 +200,9 @@ def own_change_diffs(state: Mapping[str, Any]) -> list[tuple[str, str]]:
     out = []
     for path, change in (state.get("proposed") or {}).items():
         lines = change_diff(change).splitlines()
-        if len(lines) > CHANGE_LINES:
-            more = len(lines) - CHANGE_LINES
+        # the lines beyond CHANGE_LINES, and those the view's own cut left out (view_changes)
+        more = max(0, len(lines) - CHANGE_LINES) + int(change.get("cut_lines") or 0)
+        if more:
             lines = [*lines[:CHANGE_LINES], f"… {more} more line(s): result.proposed has them all"]
         label = _change_line(_relative(str(path), cwd), change)
         if lines:
@@ -308,18 +318,24 @@ def _capped(text: str, limit: int = FIELD_CHARS, what: str = "") -> str:
 
 
 def _bounded_blocks(
-    blocks: Sequence[tuple[str, str]], room: int, name: Callable[[str], str] = visible
+    blocks: Sequence[tuple[str, str]],
+    room: int,
+    name: Callable[[str], str] = visible,
+    view_cuts: Sequence[tuple[int, int]] = (),
 ) -> list[tuple[str, str, str]]:
     """``(label, kept text, cut marker or "")`` per ``(label, diff)`` block, all of them within
     ``room`` bytes (each file its first lines, at most a quarter of the room if there are
-    other files after it); once the room is spent, one marker for the files left out."""
+    other files after it); once the room is spent, one marker for the files left out.
+    ``view_cuts``: per block, the lines and bytes the view's cut already left out of it."""
     out: list[tuple[str, str, str]] = []
+    cuts = [*view_cuts, *[(0, 0)] * (len(blocks) - len(view_cuts))]
     for index, (label, text) in enumerate(blocks):
         room -= _MARKER_BYTES  # the cut marker of this file, if it has one
         if room <= 0:
             rest = blocks[index:]
-            lines = sum(t.count("\n") for _, t in rest)
+            lines = sum(t.count("\n") for _, t in rest) + sum(c[0] for c in cuts[index:])
             size = sum(len(t.encode("utf-8", "surrogatepass")) for _, t in rest)
+            size += sum(c[1] for c in cuts[index:])
             what = f"in {len(rest)} more file{'' if len(rest) == 1 else 's'}"
             out.append(("", "", _cut_marker(lines, size, what)))
             break
@@ -333,12 +349,14 @@ def _bounded_blocks(
             kept = kept[: kept.rfind("\n") + 1]
         room -= len(kept.encode("utf-8", "surrogatepass"))
         marker = ""
-        if len(kept) < len(shown):
+        view_lines, view_bytes = cuts[index]
+        if len(kept) < len(shown) or view_lines:
             rest_text = shown[len(kept) :]
-            lines = rest_text.count("\n") + (0 if rest_text.endswith("\n") else 1)
-            marker = _cut_marker(
-                lines, len(rest_text.encode("utf-8", "surrogatepass")), f"of {name(label)}"
+            lines = (rest_text.count("\n") + (0 if rest_text.endswith("\n") else 1)) * bool(
+                rest_text
             )
+            size = len(rest_text.encode("utf-8", "surrogatepass")) + view_bytes
+            marker = _cut_marker(lines + view_lines, size, f"of {name(label)}")
         else:
             room += _MARKER_BYTES
         out.append((label, kept, marker))
@@ -424,7 +442,7 @@ def _text_diff_blocks(
     own_room = room // 2 if turn_blocks else room
     own = _bounded_blocks(own_blocks, own_room, name) if own_blocks else []
     spent = sum(_shared([label, kept, marker]) for label, kept, marker in own)
-    turn = _bounded_blocks(turn_blocks, room - spent, name) if turn_blocks else []
+    turn = _bounded_blocks(turn_blocks, room - spent, name, view_cuts(state)) if turn_blocks else []
     return own, turn
 
 
@@ -585,7 +603,7 @@ def _diff_sections(
     blocks = turn_diff_files(state)
     if blocks:
         files = static_diff.block_files(
-            [(label, label, text) for label, text in blocks], FILE_LINES
+            [(label, label, text) for label, text in blocks], FILE_LINES, view_cuts(state)
         )
         added = sum(f.added for f in files)
         removed = sum(f.removed for f in files)

@@ -30,8 +30,10 @@ known here).
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import re
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, TypeAlias
 
@@ -78,6 +80,10 @@ MAX_LINES: Final = 4000
 MAX_LINE_CHARS: Final = 1000
 #: A text longer than this is not lexed (its lines are sent plain).
 MAX_LEX_CHARS: Final = 400_000
+#: Seconds of lexing per trait (a call's ``sources``, a TurnDiff's ``turn_sources``): Pygments
+#: lexes about 6,000 code lines a second, and the colours come between the pipeline's end and
+#: the final state shown; past this, the remaining texts are sent plain and marked ``cut``.
+LEX_SECONDS: Final = 0.15
 #: Lines lexed before each block of wanted lines, for the lexer's state (a string or comment
 #: opened further up is not seen: only the lines shown are lexed, so the cost follows them).
 LEAD_IN: Final = 10
@@ -117,12 +123,32 @@ _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 def lexer_for(path: str) -> Lexer | None:
     """The Pygments lexer for ``path``'s file name, or None (plain text) when none fits."""
-    return _lexer_for_name(path.rsplit("/", 1)[-1])
+    name = path.rsplit("/", 1)[-1]
+    if any(pattern.match(name) for pattern in _named_patterns()):
+        return _lexer_for_name(name)
+    # Only "*.ext" patterns are left: what matches depends on the text after the name's first
+    # dot alone, so one lookup serves every name ending so (a 500-file patch: a few lookups).
+    _stem, dot, rest = name.partition(".")
+    return _lexer_for_name("x." + rest) if dot else None
+
+
+@functools.lru_cache(maxsize=1)
+def _named_patterns() -> tuple[re.Pattern[str], ...]:
+    """Pygments' file name patterns that are more than ``*.`` and a suffix (``Makefile``,
+    ``*Spec.hs``, ``.bash_*``): a name matching one is looked up by itself."""
+    from pygments.lexers._mapping import LEXERS  # type: ignore[import-untyped]
+
+    patterns = {p for entry in LEXERS.values() for p in entry[3]}
+    return tuple(
+        re.compile(fnmatch.translate(p))
+        for p in sorted(patterns)
+        if not (p.startswith("*.") and not any(c in p[2:] for c in "*?"))
+    )
 
 
 @functools.lru_cache(maxsize=256)
 def _lexer_for_name(name: str) -> Lexer | None:
-    # finding a lexer scans every lexer's patterns (milliseconds): once per file name
+    # finding a lexer scans every lexer's patterns (milliseconds): once per name (or suffix)
     if not name:
         return None
     try:
@@ -213,13 +239,30 @@ def _cut(line: Line) -> tuple[Line, bool]:
 
 
 class _Budget:
-    def __init__(self, total: int) -> None:
+    """Lines left to send, and the time left to lex them (see :data:`LEX_SECONDS`)."""
+
+    def __init__(self, total: int, seconds: float | None = None) -> None:
         self.left = total
+        self.seconds = LEX_SECONDS if seconds is None else seconds
+        self.started: float | None = None  # when the first text was lexed
+        self.plain = 0  # texts sent plain: out of time
 
     def take(self, wanted: int) -> int:
         granted = max(0, min(wanted, self.left))
         self.left -= granted
         return granted
+
+    def lex(self, path: str, text: str) -> list[Line]:
+        """``text`` coloured (see :func:`highlight_lines`), or plain once the time is up; the
+        first text is always coloured (the clock starts once its lexer is ready)."""
+        now = time.monotonic()
+        if self.started is not None and now - self.started > self.seconds:
+            self.plain += 1
+            return list(_plain_lines(text))
+        lines = highlight_lines(path, text)
+        if self.started is None:
+            self.started = time.monotonic()
+        return lines
 
 
 def ranges_of(
@@ -241,9 +284,13 @@ def ranges_of(
     return out, cut, len(numbers)
 
 
-def coloured(path: str, plain: list[str], wanted: Iterable[int], room: int) -> dict[int, Line]:
+def coloured(
+    path: str, plain: list[str], wanted: Iterable[int], room: int, budget: _Budget | None = None
+) -> dict[int, Line]:
     """The lines ``wanted`` (1-based, at most ``room`` of them) of the text whose lines are
-    ``plain``, coloured: each block of them lexed with :data:`LEAD_IN` lines before it."""
+    ``plain``, coloured: each block of them lexed with :data:`LEAD_IN` lines before it (while
+    the ``budget``'s time lasts; plain after)."""
+    lex = budget.lex if budget is not None else highlight_lines
     numbers = sorted({n for n in wanted if 1 <= n <= len(plain)})[: max(0, room)]
     out: dict[int, Line] = {}
     blocks: list[list[int]] = []
@@ -254,7 +301,7 @@ def coloured(path: str, plain: list[str], wanted: Iterable[int], room: int) -> d
             blocks.append([n, n])
     for first, last in blocks:
         start = max(1, first - LEAD_IN)
-        chunk = highlight_lines(path, "\n".join(plain[start - 1 : last]) + "\n")
+        chunk = lex(path, "\n".join(plain[start - 1 : last]) + "\n")
         for n in range(first, last + 1):
             out[n] = chunk[n - start]
     return {n: out[n] for n in numbers}
@@ -318,9 +365,11 @@ def file_sources(
     else:
         old_wanted = range(1, len(old_plain) + 1)
         new_wanted = range(1, len(new_plain) + 1)
-    old_lines = coloured(path, old_plain, old_wanted, room + 1)  # one more: to know it is cut
+    late = budget.plain
+    # one more line than room: to know it is cut
+    old_lines = coloured(path, old_plain, old_wanted, room + 1, budget)
     old_ranges, old_cut, used = ranges_of(old_lines, old_wanted, room)
-    new_lines = coloured(path, new_plain, new_wanted, room - used + 1)
+    new_lines = coloured(path, new_plain, new_wanted, room - used + 1, budget)
     new_ranges, new_cut, used_new = ranges_of(new_lines, new_wanted, room - used)
     budget.left += room - used - used_new  # give back what this file did not need
     lexer = lexer_for(path)
@@ -330,7 +379,7 @@ def file_sources(
         "new": new_ranges,
         "old_lines": len(old_plain),
         "new_lines": len(new_plain),
-        "cut": old_cut or new_cut,
+        "cut": old_cut or new_cut or budget.plain > late,
     }
 
 
@@ -445,7 +494,9 @@ def _diff_side_sources(path: str, diff: str, budget: _Budget) -> dict[str, Any]:
         taken = min(len(text), max(0, room))
         cut = cut or taken < len(text)
         room -= taken
-        lines = highlight_lines(path, "\n".join(text[:taken]) + "\n") if taken else []
+        late = budget.plain
+        lines = budget.lex(path, "\n".join(text[:taken]) + "\n") if taken else []
+        cut = cut or budget.plain > late
         ranges: Ranges = []
         for n, source in zip(numbers, lines, strict=False):
             kept, was_cut = _cut(source)

@@ -47,6 +47,88 @@ def _pick(record: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
     return {key: record.get(key) for key in keys}
 
 
+#: The fields of a committed change that no view shows (the call's result keeps them all): its
+#: texts, and what only an undo reads (modes, created directories; docs/behaviour.md §11.1).
+UNSHOWN_FIELDS: Final = (
+    "old_content",
+    "new_content",
+    "overwritten_content",
+    "overwritten_move_content",
+    "mode",
+    "move_mode",
+    "overwritten_mode",
+    "overwritten_move_mode",
+    "created_dirs",
+)
+
+
+def view_delta(delta: Mapping[str, Any], proposed: Any = None) -> dict[str, Any]:
+    """The ``delta`` trait: the committed delta without the file texts its views never show.
+
+    A view shows a committed change by its type, path and move (and the verified change's
+    own diff); only a change the verified map lacks (an ``extra``) shows its ``content``. So
+    the old and new texts of an update, what an add overwrote, and the content of a change
+    the map has are left out: for a 20,000-line file, 2.3 MB the browser would have parsed
+    for nothing, and the saved record would have carried.
+    """
+    verified = set(proposed.changes) if proposed is not None else set()
+    changes = []
+    for change in delta.get("changes", []):
+        kept = {k: v for k, v in change.items() if k not in UNSHOWN_FIELDS}
+        if kept.get("path") in verified:
+            kept.pop("content", None)
+        changes.append(kept)
+    return {**delta, "changes": changes}
+
+
+#: At most this many characters of each text of a change (an add's or a delete's content, an
+#: update's diff) and of each TurnDiff block go to the view, cut at a line's end: the view shows
+#: a few hundred lines of a file at first and a thousand more per click, and a 2 MB text in
+#: every trait that has it is what the browser stalls on parsing (make bench-browser).
+VIEW_TEXT_LIMIT: Final = 200_000
+
+
+def cut_text(text: str, limit: int = VIEW_TEXT_LIMIT) -> tuple[str, int]:
+    """``text``, or its lines that fit in ``limit`` characters; and how many lines were cut."""
+    if len(text) <= limit:
+        return text, 0
+    end = text.rfind("\n", 0, limit) + 1
+    kept = text[:end]
+    return kept, text.count("\n", end) + (0 if text.endswith("\n") else 1)
+
+
+def cut_fields(text: str, kept: str, lines: int) -> dict[str, int]:
+    """What a cut for the view left out: ``cut_lines`` and ``cut_bytes`` (UTF-8), which the
+    static record adds to its own cut (docs: README, "In a notebook")."""
+    size = len(text.encode("utf-8", "surrogatepass")) - len(kept.encode("utf-8", "surrogatepass"))
+    return {"cut_lines": lines, "cut_bytes": size}
+
+
+def view_changes(changes: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``planned`` / ``proposed`` traits: a change map whose long texts are cut for the
+    view (see :data:`VIEW_TEXT_LIMIT`); a cut change says how many lines (``cut_lines``)."""
+    out: dict[str, Any] = {}
+    for path, change in changes.items():
+        for key in ("content", "unified_diff"):
+            text = change.get(key) if isinstance(change, Mapping) else None
+            if isinstance(text, str) and len(text) > VIEW_TEXT_LIMIT:
+                kept, cut = cut_text(text)
+                change = {**change, key: kept, **cut_fields(text, kept, cut)}
+        out[path] = change
+    return out
+
+
+def view_blocks(blocks: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The ``turn_diff_files`` trait: the TurnDiff's blocks, each ``diff`` cut for the view
+    (``cut_lines`` then says how many lines); ``turn_diff`` keeps the whole text."""
+    out = []
+    for block in blocks:
+        text = str(block.get("diff", ""))
+        kept, cut = cut_text(text)
+        out.append({**block, "diff": kept, **cut_fields(text, kept, cut)} if cut else dict(block))
+    return out
+
+
 def identity(call_id: str, cwd: str) -> dict[str, Any]:
     """The traits that name a call (set once, before any event)."""
     return {"call_id": call_id, "cwd": cwd, "title": f"apply_patch {call_id}"}
@@ -91,15 +173,15 @@ class CallDisplay:
         entry = {"type": kind, "time": event["time"], "summary": summarize_event(dict(event))}
         updates: dict[str, Any] = {"events": [*self.state["events"], entry], "stage": stage}
         if kind == EventType.PATCH_APPLY_UPDATED:
-            updates["planned"] = event["changes"]
+            updates["planned"] = view_changes(event["changes"])
         elif kind == EventType.PATCH_SAFETY_ASSESSED:
             updates["safety"] = _pick(event, SAFETY_FIELDS)
         elif kind == EventType.PATCH_APPLY_BEGIN:
-            updates["proposed"] = event["changes"]
+            updates["proposed"] = view_changes(event["changes"])
         elif kind == EventType.APPLY_PATCH_APPROVAL_REQUEST:
             updates["approval"] = _pick(event, APPROVAL_FIELDS)
             # asked again (a file changed, a selection): the diff on screen is the one asked
-            updates["proposed"] = event["changes"]
+            updates["proposed"] = view_changes(event["changes"])
         elif kind == EventType.APPLY_PATCH_APPROVAL_DECISION:
             updates["approval"] = {}
         elif kind == EventType.PATCH_APPLY_END:
@@ -109,7 +191,7 @@ class CallDisplay:
             blocks = turn_blocks()
             updates.update(
                 turn_diff=event["unified_diff"],
-                turn_diff_files=blocks,
+                turn_diff_files=view_blocks(blocks),
                 turn_sources=turn_sources(blocks),
             )
         return self.update(updates)
@@ -131,7 +213,7 @@ class CallDisplay:
             "output": result.output,
             "error": result.error or "",
             "explanation": {} if explanation is None else explanation.to_json(),
-            "delta": result.delta.to_json(),
+            "delta": view_delta(result.delta.to_json(), result.proposed),
             "sources": call_sources(result.proposed, result.delta),
             "notebooks": notebooks,
         }
@@ -140,11 +222,11 @@ class CallDisplay:
         if result.status == CallStatus.DRY_RUN:
             updates["dry_run"] = True
         if result.proposed is not None and not self.state["proposed"]:
-            updates["proposed"] = result.proposed.to_json()  # verified, never begun
+            updates["proposed"] = view_changes(result.proposed.to_json())  # never begun
         elif result.proposed is not None and result.selected is not None:
             # what ran is the selection (its own verified map): the diff shown next to the
             # delta is that one, not the begin event's, which has the hunks left out
-            updates["proposed"] = result.proposed.to_json()
+            updates["proposed"] = view_changes(result.proposed.to_json())
         if result.status.terminal and self.state["approval"]:
             updates["approval"] = {}  # nothing waits any more
         request = result.pending_request
@@ -160,7 +242,7 @@ class CallDisplay:
         if not self._own_turn_diff:
             updates.update(
                 turn_diff=result.turn_diff or "",
-                turn_diff_files=files,
+                turn_diff_files=view_blocks(files),
                 turn_sources=turn_sources(files),
             )
         self.update(updates)

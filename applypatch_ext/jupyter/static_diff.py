@@ -718,6 +718,9 @@ def change_files(
             continue
         kind = str(change.get("type", ""))
         move = change.get("move_path")
+        # what the view's own cut left out of the text (jupyter/result.py view_changes)
+        view_lines = int(change.get("cut_lines") or 0)
+        view_bytes = int(change.get("cut_bytes") or 0)
         label = "Move" if kind == "update" and move else labels.get(kind, kind or "?")
         shown = relative(str(path)) + (f" → {relative(str(move))}" if move else "")
         if kind in ("add", "delete"):
@@ -725,6 +728,7 @@ def change_files(
             rows, total = content_rows("add" if kind == "add" else "del", content, limit)
             kept_bytes = sum(len(r.text.encode("utf-8", "surrogatepass")) + 1 for r in rows)
             cut_bytes = max(0, len(content.encode("utf-8", "surrogatepass")) - kept_bytes)
+            total += view_lines
             out.append(
                 FileView(
                     label,
@@ -732,7 +736,7 @@ def change_files(
                     tuple(rows),
                     str(path),
                     total - len(rows),
-                    cut_bytes if total > len(rows) else 0,
+                    (cut_bytes if total > len(rows) else 0) + view_bytes,
                     preview,
                     total if kind == "add" else 0,
                     total if kind == "delete" else 0,
@@ -748,9 +752,10 @@ def change_files(
                     shown,
                     tuple(rows),
                     str(move or path),
-                    cut,
-                    cut_bytes,
+                    cut + view_lines,
+                    cut_bytes + view_bytes,
                     preview,
+                    # the lines the view's cut left out are counted as cut, not as +/-
                     _count(every, "add"),
                     _count(every, "del"),
                 )
@@ -787,12 +792,19 @@ def _size(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
-def block_files(blocks: Sequence[tuple[str, str, str]], limit: int) -> list[FileView]:
-    """The files of a TurnDiff, from the tracker's blocks ``(label, path, diff)``."""
+def block_files(
+    blocks: Sequence[tuple[str, str, str]],
+    limit: int,
+    view_cuts: Sequence[tuple[int, int]] = (),
+) -> list[FileView]:
+    """The files of a TurnDiff, from the tracker's blocks ``(label, path, diff)``;
+    ``view_cuts``: per block, the lines and bytes the view's own cut left out of its diff."""
     out = []
-    for label, path, text in blocks:
+    for index, (label, path, text) in enumerate(blocks):
         every = diff_rows(text)
         rows, cut, cut_bytes = _first_lines(every, limit)
+        if index < len(view_cuts):
+            cut, cut_bytes = cut + view_cuts[index][0], cut_bytes + view_cuts[index][1]
         out.append(
             FileView(
                 "",

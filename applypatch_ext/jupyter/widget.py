@@ -75,7 +75,12 @@ class ApplyPatchWidget(anywidget.AnyWidget):
     stdout = traitlets.Unicode("", help="The attempt's stdout.").tag(**SHOWN)
     stderr = traitlets.Unicode("", help="The attempt's stderr.").tag(**SHOWN)
     error = traitlets.Unicode("", help="The error that stopped the call, if any.").tag(**SHOWN)
-    delta = traitlets.Dict(help="The committed delta: changes and exact.").tag(**SHOWN)
+    delta = traitlets.Dict(
+        help=(
+            "The committed delta: changes and exact, without the file texts no view shows "
+            "(result.view_delta; the call's result has them)."
+        )
+    ).tag(**SHOWN)
     turn_diff = traitlets.Unicode("", help="The cumulative TurnDiff of the turn.").tag(**SHOWN)
     turn_diff_files: traitlets.List[Any] = traitlets.List(
         help="The TurnDiff's blocks with the paths they were rendered from: old_path, path, diff."

@@ -246,3 +246,45 @@ def test_a_long_file_with_many_chunks_sends_a_bounded_coloured_part(tmp_path: Pa
     old = side(entry, "old")
     assert len(old) == 100  # every removed line is coloured: they come first
     assert classes(old[2])["return"] == "k"
+
+
+def test_the_lexer_of_a_file_name_is_pygments_own_choice() -> None:
+    from pygments.lexers import get_lexer_for_filename
+    from pygments.util import ClassNotFound
+
+    names = [
+        "a.py", "src/deep/file_12.py", "Makefile", "Makefile.am", "CMakeLists.txt", "x.tar.gz",
+        "README.md", "noextension", "a.b.c.js", "Dockerfile", "x.php5", "man.1", ".bashrc",
+        ".gitignore", "Foo.PY", "t.txt", "MySpec.hs", "a.spec.ts", "nginx.conf", "site.conf",
+    ]  # fmt: skip
+    for name in names:
+        try:
+            expected = get_lexer_for_filename(name.rsplit("/", 1)[-1]).name
+        except ClassNotFound:
+            expected = None
+        found = highlight.lexer_for(name)
+        assert (found.name if found is not None else None) == expected, name
+
+
+def test_colouring_stops_when_its_time_is_up_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No time at all: the first file is still coloured (the clock starts after it), the
+    # others are sent plain, whole, and marked cut.
+    monkeypatch.setattr(highlight, "LEX_SECONDS", 0.0)
+    patch = (
+        "*** Begin Patch\n"
+        + "".join(f"*** Add File: f{k}.py\n+def f{k}():\n+    return {k}\n" for k in range(3))
+        + "*** End Patch"
+    )
+    sources = call_sources(_verify(tmp_path, patch))
+    entries = [sources[str(tmp_path / f"f{k}.py")] for k in range(3)]
+    assert classes(side(entries[0], "new")[1])["def"] == "k"
+    assert entries[0]["cut"] is False
+    for k, entry in enumerate(entries[1:], 1):
+        assert side(entry, "new") == {1: f"def f{k}():", 2: f"    return {k}"}
+        assert entry["cut"] is True
+    blocks = [{"path": f"f{k}.py", "diff": f"@@ -0,0 +1 @@\n+x = {k}\n"} for k in range(2)]
+    turn = turn_sources(blocks)
+    assert classes(side(turn["f0.py"], "new")[1])["0"] == "n"
+    assert side(turn["f1.py"], "new") == {1: "x = 1"} and turn["f1.py"]["cut"] is True

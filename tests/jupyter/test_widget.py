@@ -20,6 +20,7 @@ from applypatch_ext.core.turn.turn import RETRY_REASON
 from applypatch_ext.jupyter import vocabulary as vocabulary_module
 from applypatch_ext.jupyter.assets import asset_path
 from applypatch_ext.jupyter.display import TURN_DIFF_EMPTIED, TURN_DIFF_INVALIDATED
+from applypatch_ext.jupyter.result import VIEW_TEXT_LIMIT, cut_text, view_delta
 from applypatch_ext.jupyter.static_diff import MONO_FONTS
 from applypatch_ext.jupyter.widget import ApplyPatchWidget, call_vocabulary
 
@@ -259,6 +260,69 @@ def test_the_results_displayed_state_is_a_part_of_the_widgets(
     assert set(result_state) <= set(widget_state), set(result_state) - set(widget_state)
     for name in ("status", "stage", "delta", "turn_diff", "proposed"):
         assert result_state[name] == widget_state[name], name
+
+
+def test_the_delta_trait_leaves_out_the_texts_no_view_shows(
+    run_magic: Magic, tmp_path: Path
+) -> None:
+    # An update's old and new texts and an add's content (the verified change shows it) would
+    # only be parsed by the browser and saved in the record: the result keeps them.
+    (tmp_path / "main.py").write_text('print("old")\n')
+    run = run_magic("--stream-chunk 0 res", TWO_FILES)
+    result = run_magic.shell.user_ns["res"]
+    shown = {Path(c["path"]).name: c for c in run.widget.delta["changes"]}
+    full = {Path(c["path"]).name: c for c in result.delta["changes"]}
+    assert set(shown) == set(full) == {"main.py", "hello.txt"}
+    assert full["main.py"]["new_content"] == 'print("new")\n' and "content" in full["hello.txt"]
+    assert shown["main.py"] == {
+        "type": "update",
+        "path": full["main.py"]["path"],
+        "move_path": None,
+    }
+    assert shown["hello.txt"] == {"type": "add", "path": full["hello.txt"]["path"]}
+    assert run.widget.delta["exact"] is result.delta["exact"] is True
+
+
+def test_a_long_text_goes_to_the_view_cut_at_a_line_end_and_says_so(
+    run_magic: Magic, tmp_path: Path
+) -> None:
+    lines = [f"line {i:05d} " + "x" * 40 for i in range(5000)]  # 52 characters each: 260 kB
+    patch = "*** Begin Patch\n*** Add File: big.txt\n" + "".join(f"+{x}\n" for x in lines)
+    run = run_magic("--stream-chunk 0 res", patch + "*** End Patch\n")
+    result = run_magic.shell.user_ns["res"]
+    assert (tmp_path / "big.txt").read_text() == "".join(x + "\n" for x in lines)
+    kept = VIEW_TEXT_LIMIT // 52  # whole lines only
+    (change,) = run.widget.proposed.values()
+    assert change["content"] == "".join(x + "\n" for x in lines[:kept])
+    assert change["cut_lines"] == 5000 - kept
+    (planned,) = run.widget.planned.values()
+    assert planned["cut_lines"] == 5000 - kept
+    (block,) = run.widget.turn_diff_files
+    assert len(block["diff"]) <= VIEW_TEXT_LIMIT and block["diff"].endswith("\n")
+    assert block["cut_lines"] == result.turn_diff.count("\n") - block["diff"].count("\n")
+    # the call's result, and the TurnDiff the view copies and downloads, keep every line
+    (full,) = result.proposed.values()
+    assert full["content"].count("\n") == 5000 and "cut_lines" not in full
+    assert run.widget.turn_diff == result.turn_diff and f"+{lines[-1]}" in result.turn_diff
+    assert cut_text("a\nb\nc", limit=4) == ("a\nb\n", 1)
+    assert cut_text("short") == ("short", 0)
+
+
+def test_a_committed_change_the_verified_map_lacks_keeps_its_content() -> None:
+    delta = {
+        "changes": [
+            {"type": "add", "path": "/w/extra.txt", "content": "x\n", "overwritten_content": "y"},
+            {"type": "delete", "path": "/w/gone.txt", "content": "old\n"},
+        ],
+        "exact": False,
+    }
+    assert view_delta(delta) == {
+        "changes": [
+            {"type": "add", "path": "/w/extra.txt", "content": "x\n"},
+            {"type": "delete", "path": "/w/gone.txt", "content": "old\n"},
+        ],
+        "exact": False,
+    }
 
 
 @pytest.mark.parametrize(
