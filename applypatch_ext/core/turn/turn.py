@@ -130,6 +130,12 @@ class Turn:
     def multi_environment(self) -> bool:
         return len(self.environments) > 1
 
+    def next_call_id(self) -> str:
+        """A new call id of this turn (``call-1``, ``call-2``, ...): each id is handed out once,
+        to a call this turn starts or to one made elsewhere and appended to :attr:`calls` (an
+        undo)."""
+        return f"call-{next(self._ids)}"
+
     def call(
         self,
         *,
@@ -140,7 +146,7 @@ class Turn:
         """Start a call whose input will be streamed with ``push_delta``."""
         call = ApplyPatchCall(
             self,
-            call_id or f"call-{next(self._ids)}",
+            call_id or self.next_call_id(),
             options or self.options,
             cancel or CancellationToken(),
         )
