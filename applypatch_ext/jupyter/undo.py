@@ -1,7 +1,8 @@
 """Undo, redo and the history in a notebook (docs/behaviour.md §11).
 
-``%apply_patch_undo [CALL_ID] [--force] [--only PATH ...]``, ``%apply_patch_redo [CALL_ID]``,
-``result.undo()`` / ``result.redo()`` and the widget's Undo and Redo buttons all come here:
+``%apply_patch_undo [CALL_ID] [--turn TURN] [--force] [--only PATH ...]``,
+``%apply_patch_redo [CALL_ID] [--turn TURN]``, ``result.undo()`` / ``result.redo()`` and the
+widget's Undo and Redo buttons all come here:
 each undo is a call of the turn (:class:`~applypatch_ext.core.turn.undo.UndoCall`) shown like
 any call, in its own widget (or its rich fallback). A conflict is shown with its three versions
 (:class:`ConflictView`), in the undo's widget and in the widget whose button asked for it.
@@ -142,7 +143,9 @@ def start(
     from .view import CallView
 
     try:
-        call = undo_call(turn, call_id, kind=kind, only=only, force=force)
+        call = undo_call(
+            turn, call_id, kind=kind, only=only, force=force, later_turns=later_turns(turn)
+        )
     except UndoError as exc:
         raise UsageError(f"{where}: {exc}") from exc  # (the widget reads what it offers)
     shown = ApplyPatchWidget() if widget else None
@@ -157,6 +160,13 @@ def start(
             display(ConflictView(call.conflicts))
     refresh(turn)
     return view
+
+
+def later_turns(turn: Turn) -> list[Turn]:
+    """The session's turns after ``turn`` (none for a turn the session does not list)."""
+    turns = SESSION.turns
+    index = next((i for i, t in enumerate(turns) if t is turn), None)
+    return [] if index is None else turns[index + 1 :]
 
 
 def result_of(view: CallView) -> PatchCallResult:
@@ -361,6 +371,37 @@ def _common(func: Any) -> Any:
     return func
 
 
+def _turn_of(where: str, kind: Kind, call_id: str | None, name: str | None) -> Turn:
+    """The turn a ``%apply_patch_undo`` / ``redo`` names: ``--turn``, else the current one. A
+    CALL_ID the current turn lacks but an earlier turn has is refused with the way to name it
+    (call ids restart at call-1 in every turn: the turn is never guessed)."""
+    if name is not None:
+        wanted = name if name.startswith("turn-") else f"turn-{name}"
+        for turn in SESSION.turns:
+            if turn.turn_id == wanted:
+                return turn
+        known = ", ".join(t.turn_id for t in SESSION.turns) or "none yet"
+        raise UsageError(f"{where}: --turn {name}: no such turn in this session; turns: {known}")
+    current = SESSION.turn
+    if current is not None and (
+        call_id is None or any(c.call_id == call_id for c in current.calls)
+    ):
+        return _current_turn(where)
+    elsewhere = [
+        t.turn_id
+        for t in SESSION.turns
+        if t is not current and any(c.call_id == call_id for c in t.calls)
+    ]
+    if call_id is not None and elsewhere:
+        here = " has no call yet" if current is None else f", {current.turn_id}, has no {call_id}"
+        how = " or ".join(f"%apply_patch_{kind} {call_id} --turn {t}" for t in elsewhere)
+        raise UsageError(
+            f"{where}: the current turn{here}; {', '.join(elsewhere)} has one: {how} "
+            f"({kind}s it as a call of that turn, in that turn's diff)"
+        )
+    return _current_turn(where)
+
+
 def _current_turn(where: str) -> Turn:
     turn = SESSION.turn
     if turn is None or not turn.calls:
@@ -391,6 +432,15 @@ class UndoMagics(Magics):
         metavar="PATH",
         default=None,
         help="Undo these files only (relative to the call's working directory).",
+    )
+    @argument(
+        "--turn",
+        default=None,
+        metavar="TURN",
+        help=(
+            "The turn of CALL_ID, as %%apply_patch_turn --history names it (turn-1 or 1; "
+            "default: the current turn). The undo is a call of that turn, in its TurnDiff."
+        ),
     )
     @_common
     @line_magic
@@ -423,6 +473,12 @@ class UndoMagics(Magics):
         default=None,
         help="Redo these files only (relative to the call's working directory).",
     )
+    @argument(
+        "--turn",
+        default=None,
+        metavar="TURN",
+        help="The turn of CALL_ID (turn-1 or 1; default: the current turn).",
+    )
     @_common
     @line_magic
     def apply_patch_redo(self, line: str) -> None:
@@ -435,7 +491,7 @@ class UndoMagics(Magics):
 
         magic = self.apply_patch_undo if kind == "undo" else self.apply_patch_redo
         args = parse_options(magic, where, line)
-        turn = _current_turn(where)
+        turn = _turn_of(where, kind, args.call_id, args.turn)
         start(
             turn,
             args.call_id,

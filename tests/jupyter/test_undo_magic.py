@@ -310,3 +310,51 @@ def test_the_widget_offers_the_ways_on_after_a_conflict_and_a_refusal(
     click(inexact.widget, known["message"])
     assert inexact.widget.undo["last"]["status"] == "completed"
     assert not (tmp_path / "d.txt").exists()
+
+
+def test_undo_a_call_of_an_earlier_turn_with_turn(
+    magic: Magic, ip: InteractiveShell, tmp_path: Path
+) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    (tmp_path / "b.txt").write_text("b\n")
+    first = magic(
+        "--stream-chunk 0",
+        patch("*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-b\n+B"),
+    )
+    magic("--stream-chunk 0", patch("*** Add File: c.txt\n+c"))
+    magic("--new-turn --stream-chunk 0", patch("*** Update File: b.txt\n@@\n-B\n+BB"))
+    turn_1, turn_2 = SESSION.turns
+    assert SESSION.turn is turn_2
+    later_diff = turn_2.turn_diff()
+
+    # call-1 is turn-2's own: never another turn's by guess; a missing id says how to name it
+    with pytest.raises(
+        UsageError,
+        match=r"the current turn, turn-2, has no call-2; turn-1 has one: "
+        r"%apply_patch_undo call-2 --turn turn-1",
+    ):
+        ip.run_line_magic("apply_patch_undo", "call-2")
+    with pytest.raises(UsageError, match=r"--turn 9: no such turn in this session; turns: turn-1"):
+        ip.run_line_magic("apply_patch_undo", "call-1 --turn 9")
+
+    # --force spares what the later turn changed: b.txt stays, nothing is written
+    _captured, [forced] = line(ip, "apply_patch_undo", "call-1 --turn 1 --force --approve approve")
+    assert forced.status == "error"
+    assert "b.txt: changed by call-1 of turn-2" in forced.error
+    assert (tmp_path / "a.txt").read_text() == "A\n"
+
+    _captured, [undone] = line(ip, "apply_patch_undo", "call-1 --turn turn-1 --only a.txt")
+    assert undone.status == "completed" and (tmp_path / "a.txt").read_text() == "a\n"
+    # a call of turn-1: its place, turn-1's TurnDiff; turn-2 and its diff are untouched
+    assert undone.undo["place"] == {"index": 4, "count": 4, "turn_id": "turn-1"}
+    assert undone.undo["of"] == "call-1"
+    assert "a.txt" not in undone.turn_diff and "b.txt" in undone.turn_diff
+    assert [c.call_id for c in turn_1.calls] == ["call-1", "call-2", "call-3", "call-4"]
+    assert len(turn_2.calls) == 1 and turn_2.turn_diff() == later_diff
+    assert SESSION.turn is turn_2
+    assert first.widget.undo["can_redo"] is True  # its widget knows, through refresh
+    captured, _ = line(ip, "apply_patch_turn", "--history")
+    assert "turn-1  4  call-4  undo of call-1" in captured.outputs[0].data["text/plain"]
+
+    line(ip, "apply_patch_redo", "call-1 --turn turn-1")
+    assert (tmp_path / "a.txt").read_text() == "A\n"
