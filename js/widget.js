@@ -1531,8 +1531,8 @@ export function stagesSection() {
  */
 export function safetySection() {
   const el = h("div", { class: "applypatch-safety" });
-  /** @param {{safety: Record<string, any>, meanings: Record<string, any>}} s */
-  const update = ({ safety, meanings }) => {
+  /** @param {{safety: Record<string, any>, meanings: Record<string, any>, review?: Record<string, any>}} s */
+  const update = ({ safety, meanings, review = {} }) => {
     el.hidden = !safety.decision;
     if (el.hidden) {
       fill(el);
@@ -1550,10 +1550,30 @@ export function safetySection() {
         text: str(meaning.label) || decision,
       }),
       safety.sandboxed ? h("span", { class: "applypatch-badge", text: "sandboxed" }) : null,
+      ...reviewNote(safety, review),
       safety.reason ? h("span", { class: "applypatch-reason", text: str(safety.reason) }) : null,
     );
   };
   return { el, update };
+}
+
+/**
+ * Beside an `auto-approve` that `--review` turned into a question (the safety trait's
+ * `review`): a badge saying so, in the vocabulary's words (`safety_review`), and why.
+ * @param {Record<string, any>} safety
+ * @param {Record<string, any>} meaning the vocabulary's `safety_review`
+ */
+function reviewNote(safety, meaning) {
+  if (safety.review !== true) return [];
+  const tone = /^[a-z-]+$/.test(str(meaning.tone)) ? str(meaning.tone) : "waiting";
+  return [
+    h("span", {
+      class: `applypatch-badge applypatch-safety-tone-${tone}`,
+      "data-testid": "applypatch-safety-review",
+      text: str(meaning.label) || "asked because of --review",
+    }),
+    meaning.reason ? h("span", { class: "applypatch-reason", text: str(meaning.reason) }) : null,
+  ];
 }
 
 /**
@@ -1923,7 +1943,10 @@ export function versionText(state) {
   if (!state.exists) return "(absent)";
   const lines = str(state.content).split("\n");
   const { shown, hidden } = truncate(lines, LIMITS.rows);
-  const text = shown.join("\n") + (hidden ? `\n${moreText(hidden)}` : "");
+  // Python sends each version cut already (panels.bounded_conflict): `more_lines` left out
+  const more = hidden + (Number(state.more_lines) || 0);
+  const body = shown.join("\n");
+  const text = more ? `${body}${body.endsWith("\n") ? "" : "\n"}${moreText(more)}` : body;
   return text || "(empty)";
 }
 
@@ -2811,7 +2834,11 @@ export const SECTION_STATE = {
     meaning: statusMeaning(get("vocabulary"), get("status")),
     eventTypes: arr(get("events")).map((e) => str(obj(e).type)),
   }),
-  safety: (get) => ({ safety: obj(get("safety")), meanings: obj(obj(get("vocabulary")).safety) }),
+  safety: (get) => ({
+    safety: obj(get("safety")),
+    meanings: obj(obj(get("vocabulary")).safety),
+    review: obj(obj(get("vocabulary")).safety_review),
+  }),
   approval: (get) => ({ approval: obj(get("approval")), cwd: str(get("cwd")), review: obj(get("review")) }),
   result: (get) => ({
     error: str(get("error")),

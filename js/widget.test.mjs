@@ -1539,6 +1539,26 @@ describe("sections", () => {
     );
   });
 
+  test("safety: an auto-approve that --review asks about says so", () => {
+    const safety = safetySection();
+    const meanings = VOCABULARY.safety;
+    const review = VOCABULARY.safety_review;
+    const [auto] = Object.keys(meanings).filter((k) => meanings[k].tone === "ok");
+    safety.update({ safety: { decision: auto, sandboxed: true, review: true }, meanings, review });
+    const el = fake(safety.el);
+    const badge = el.byTestId("applypatch-safety-review");
+    assert.equal(badge.textContent, review.label);
+    assert.match(badge.className, new RegExp(`applypatch-safety-tone-${review.tone}`));
+    assert.match(el.textContent, new RegExp(`${review.label}${review.reason}$`));
+    safety.update({ safety: { decision: auto, sandboxed: true }, meanings, review });
+    assert.equal(fake(safety.el).find((e) => e.getAttribute("data-testid") === "applypatch-safety-review"), null);
+  });
+
+  test("versionText: a version Python cut says how many lines it left out", () => {
+    assert.equal(versionText({ exists: true, content: "a\nb\n", more_lines: 7 }), "a\nb\n… 7 more lines");
+    assert.equal(versionText({ exists: true, content: "a\nb" }), "a\nb");
+  });
+
   test("review: a labelled toggle per file and chunk, diffs beside them, fuzzy marks", () => {
     /** @type {any[]} */
     const sent = [];

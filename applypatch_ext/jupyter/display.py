@@ -248,14 +248,18 @@ def render_plain(state: Mapping[str, Any]) -> str:
             f"{status_meaning(status)['label']} (stage: {state.get('stage', '')})"
         )
     ]
+    from . import panels  # it imports this module
+
     safety = state.get("safety") or {}
     if safety:
         reason = f": {safety['reason']}" if safety.get("reason") else ""
-        out.append(visible(f"safety: {safety.get('decision')}{reason}"))
+        note = f", {panels.safety_note(safety)}" if safety.get("review") else ""
+        out.append(visible(f"safety: {safety.get('decision')}{note}{reason}"))
     approval = state.get("approval") or {}
     if approval:
         files = ", ".join(visible(f) for f in approval.get("files", []))
         out.append("waiting for approval of: " + files)
+    out.extend(panels.review_plain(state))
     proposed = state.get("proposed") or {}
     planned = state.get("planned") or {}
     if proposed:
@@ -271,6 +275,7 @@ def render_plain(state: Mapping[str, Any]) -> str:
     for name in ("stdout", "stderr", "error"):
         if state.get(name):
             out.append(f"{name}: {visible_lines(str(state[name]).rstrip())}")
+    out.extend(panels.undo_plain(state))
     notebooks = state.get("notebooks") or {}
     if any(notebooks.values()):
         from .notebooks import render_call_notebooks_plain  # it imports this module
@@ -303,10 +308,18 @@ def render_markdown(state: Mapping[str, Any]) -> str:
         f"(stage: {md_text(state.get('stage', ''))})",
         "",
     ]
+    from . import panels  # it imports this module
+
     safety = state.get("safety") or {}
     if safety:
         reason = f" ({md_text(safety['reason'])})" if safety.get("reason") else ""
-        out += [f"- safety: {md_code(safety.get('decision'))}{reason}"]
+        note = f", {md_text(panels.safety_note(safety))}" if safety.get("review") else ""
+        out += [f"- safety: {md_code(safety.get('decision'))}{note}{reason}"]
+    approval = state.get("approval") or {}
+    if approval:
+        files = ", ".join(md_code(f) for f in approval.get("files", []))
+        out += [f"- **waiting for approval** of {files}"]
+    out += panels.review_markdown(state)
     proposed = state.get("proposed") or state.get("planned") or {}
     if proposed:
         label = "verified changes" if state.get("proposed") else "planned changes"
@@ -320,6 +333,7 @@ def render_markdown(state: Mapping[str, Any]) -> str:
     for name in ("stdout", "stderr"):
         if state.get(name):
             out += ["", f"{name}:", *md_fence(str(state[name]).rstrip())]
+    out += panels.undo_markdown(state)
     explanation = state.get("explanation") or {}
     if explanation:
         out += ["", "why it did not match:", *md_fence("\n".join(_explanation_lines(explanation)))]
@@ -390,14 +404,20 @@ def render_html(state: Mapping[str, Any], *, turn_open: bool = False) -> str:
         f'<b style="color:{colour}">{_esc(meaning["label"])}</b> '
         f"(stage: {_esc(state.get('stage', ''))})</div>",
     ]
+    from . import panels  # it imports this module
+
     safety = state.get("safety") or {}
     if safety:
         reason = f": {_esc(safety['reason'])}" if safety.get("reason") else ""
-        parts.append(f"<div>safety: <code>{_esc(safety.get('decision'))}</code>{reason}</div>")
+        note = f", {_esc(panels.safety_note(safety))}" if safety.get("review") else ""
+        parts.append(
+            f"<div>safety: <code>{_esc(safety.get('decision'))}</code>{note}{reason}</div>"
+        )
     approval = state.get("approval") or {}
     if approval:
         files = ", ".join(f"<code>{_esc(f)}</code>" for f in approval.get("files", []))
         parts.append(f"<div><b>waiting for approval</b> of {files}</div>")
+    parts.append(panels.review_html(state))
     proposed = state.get("proposed") or {}
     planned = state.get("planned") or {}
     if proposed or planned:
@@ -417,6 +437,7 @@ def render_html(state: Mapping[str, Any], *, turn_open: bool = False) -> str:
     for name in ("stdout", "stderr"):
         if state.get(name):
             parts.append(f"<div>{name}:{_PRE}{_esc_lines(state[name])}</pre></div>")
+    parts.append(panels.undo_html(state))
     explanation = state.get("explanation") or {}
     if explanation:
         body = _esc_lines("\n".join(_explanation_lines(explanation)))

@@ -34,16 +34,19 @@ from ..core.turn.undo import (
     undo_call,
     undone_paths,
 )
-from .display import md_code, md_fence, md_text, visible, visible_lines
+from .display import md_text, visible
+from .panels import (
+    bounded_conflict,
+    conflicts_html,
+    conflicts_markdown,
+    conflicts_plain,
+)
 from .session import SESSION
 from .widget import ApplyPatchWidget
 
 if TYPE_CHECKING:
     from .result import PatchCallResult
     from .view import CallView
-
-#: At most this many lines of each version of a conflicting file are shown.
-VERSION_LINES: Final = 200
 
 # The live views of each turn's calls, to refresh their Undo/Redo buttons after an undo.
 _VIEWS: weakref.WeakValueDictionary[tuple[int, str], CallView] = weakref.WeakValueDictionary()
@@ -93,7 +96,7 @@ def undo_panel(call: ApplyPatchCall, last: Mapping[str, Any] | None = None) -> d
     if isinstance(call, UndoCall):
         panel["of"] = call.target_id
         panel["kind"] = call.kind
-        panel["conflicts"] = [c.to_json() for c in call.conflicts]
+        panel["conflicts"] = [bounded_conflict(c.to_json()) for c in call.conflicts]
     return panel
 
 
@@ -114,7 +117,7 @@ def outcome(view: CallView) -> dict[str, Any]:
         "status": str(result.status),
         "output": result.stdout if result.status == CallStatus.COMPLETED else "",
         "error": result.error or "",
-        "conflicts": [c.to_json() for c in call.conflicts],
+        "conflicts": [bounded_conflict(c.to_json()) for c in call.conflicts],
         "approval": approval,
         "choices": choices(call),
     }
@@ -155,9 +158,7 @@ def start(
     # streamed like a patch (its description), under the same interrupt guard
     run_streamed(view, [call.patch], approver=None if approve == ASK else Decision(approve))
     if shown is None and show:
-        display(view.result)
-        if call.conflicts:
-            display(ConflictView(call.conflicts))
+        display(view.result)  # with its undo panel: place, conflicts and their three versions
     refresh(turn)
     return view
 
@@ -237,60 +238,22 @@ def choices(call: UndoCall) -> list[dict[str, Any]]:
 
 # -- the static views ----------------------------------------------------------------------------
 
-_VERSIONS: Final = (("before", "before the call"), ("left", "as the call left it"), ("now", "now"))
-
-
-def _version_text(state: Mapping[str, Any] | None) -> str:
-    if state is None:
-        return "(not readable as a text file)"
-    if not state.get("exists"):
-        return "(absent)"
-    lines = str(state.get("content", "")).splitlines(keepends=True)
-    text = "".join(lines[:VERSION_LINES])
-    if len(lines) > VERSION_LINES:
-        text += f"… {len(lines) - VERSION_LINES} more lines\n"
-    mode = f"mode {state['mode']}, " if state.get("mode") else ""
-    return text if text else f"(empty, {mode}sha256 {state.get('sha256')})"
-
 
 class ConflictView:
-    """The conflicting files of an undo, each with its three versions."""
+    """The conflicting files of an undo, each with its three versions (bounded: see
+    :mod:`.panels`, which renders them in a call's record too)."""
 
     def __init__(self, conflicts: Iterable[Conflict]) -> None:
-        self.conflicts = [c.to_json() for c in conflicts]
+        self.conflicts = [bounded_conflict(c.to_json()) for c in conflicts]
 
     def _repr_html_(self) -> str:
-        parts = [
-            '<div class="applypatch-conflicts"><strong>Undo conflict</strong>: nothing was written'
-        ]
-        for c in self.conflicts:
-            parts.append(f"<details open><summary><code>{html.escape(visible(c['path']))}</code>: ")
-            parts.append(f"{html.escape(visible(c['reason']))}</summary><table><tr>")
-            parts.extend(f"<th>{html.escape(label)}</th>" for _key, label in _VERSIONS)
-            parts.append("</tr><tr>")
-            for key, _label in _VERSIONS:
-                text = html.escape(visible_lines(_version_text(c[key])))
-                parts.append(f'<td style="vertical-align:top"><pre>{text}</pre></td>')
-            parts.append("</tr></table></details>")
-        parts.append("</div>")
-        return "".join(parts)
+        return conflicts_html(self.conflicts)
 
     def _repr_markdown_(self) -> str:
-        lines = ["**Undo conflict**: nothing was written", ""]
-        for c in self.conflicts:
-            lines += [f"- {md_code(c['path'])}: {md_text(c['reason'])}", ""]
-            for key, label in _VERSIONS:
-                lines += [f"  {label}:", "", *md_fence(_version_text(c[key])), ""]
-        return "\n".join(lines)
+        return "\n".join(conflicts_markdown(self.conflicts))
 
     def __repr__(self) -> str:
-        lines = ["Undo conflict: nothing was written"]
-        for c in self.conflicts:
-            lines.append(f"{visible(c['path'])}: {visible(c['reason'])}")
-            for key, label in _VERSIONS:
-                lines.append(f"--- {label}")
-                lines.append(visible_lines(_version_text(c[key])).rstrip("\n"))
-        return "\n".join(lines)
+        return "\n".join(conflicts_plain(self.conflicts))
 
 
 _COLUMNS: Final = ("turn", "#", "call", "kind", "status", "files", "+", "-", "undone")

@@ -60,7 +60,9 @@ def call_vocabulary() -> dict[str, Any]:
     ``unknown`` is the meaning of a status missing from the table (shown as itself). Per stage,
     in order: its ``label``, the ``evidence`` (the event type that proves a call went through
     a stage it may skip) and whether it ``writes``. Per safety decision: its ``label`` and
-    ``tone``. ``decisions``: the answers to an approval request, in the order of their buttons,
+    ``tone``; ``safety_review``: the label, tone and reason shown beside an ``auto-approve``
+    that ``--review`` turned into a question. ``decisions``: the answers to an approval
+    request, in the order of their buttons,
     each with its ``label``, the button's ``testid`` and whether it ``approves`` (a decline
     has the reason box beside it); ``apply_selected``: the button that approves the selected
     files and chunks of a review, with the decision it sends.
@@ -70,6 +72,7 @@ def call_vocabulary() -> dict[str, Any]:
         "unknown": _meaning("", "bad", "error", wrote=True),
         "stages": _stage_meanings(),
         "safety": _safety_meanings(),
+        "safety_review": _safety_review_meaning(),
         "decisions": _decision_meanings(),
         "apply_selected": _selection_meaning(),
     }
@@ -125,6 +128,16 @@ def _safety_meanings() -> dict[str, dict[str, str]]:
     return {
         decision.decision: {"label": decision.decision, "tone": tone}
         for decision, tone in ((AutoApprove, "ok"), (AskUser, "waiting"), (Reject, "bad"))
+    }
+
+
+def _safety_review_meaning() -> dict[str, str]:
+    """What the safety line adds when the policy would auto-approve but the call asks anyway,
+    because it runs with ``--review`` (the safety trait's ``review``; docs/behaviour.md §6.7)."""
+    return {
+        "label": "asked because of --review",
+        "tone": "waiting",
+        "reason": "the policy alone would apply this patch without asking",
     }
 
 

@@ -56,7 +56,12 @@ class ApplyPatchWidget(anywidget.AnyWidget):
     planned = traitlets.Dict(
         help="Planned changes from the latest PatchApplyUpdated event (path as written)."
     ).tag(**SHOWN)
-    safety = traitlets.Dict(help="The safety decision: decision, reason, sandboxed.").tag(**SHOWN)
+    safety = traitlets.Dict(
+        help=(
+            "The safety decision: decision, reason, sandboxed; and review: True when the policy "
+            "would auto-approve but --review asks (docs/behaviour.md §6.7)."
+        )
+    ).tag(**SHOWN)
     approval = traitlets.Dict(
         help="The pending approval request (files, reason, retry), or {} when none."
     ).tag(**SHOWN)
@@ -66,9 +71,10 @@ class ApplyPatchWidget(anywidget.AnyWidget):
             "While the call waits: {'files': review.review_files(...), 'selectable': bool, "
             "'patch': str} - every file and chunk of the request with its diff and seek pass, "
             "whether it can be answered with a selection, and the patch text it asks for "
-            "(docs/behaviour.md §6.7); {} otherwise."
+            "(docs/behaviour.md §6.7); {} otherwise. Displayed: the record of a waiting call "
+            "lists them (panels.review_plain)."
         )
-    ).tag(sync=True)
+    ).tag(**SHOWN)
 
     status = traitlets.Unicode("", help="The call status; empty while running.").tag(**SHOWN)
     output = traitlets.Unicode("", help="The text the model would receive.").tag(**SHOWN)
@@ -115,9 +121,10 @@ class ApplyPatchWidget(anywidget.AnyWidget):
             "Undo and redo (docs/behaviour.md §11): the call's place in its turn (index, count, "
             "turn_id), whether its Undo and Redo buttons apply (can_undo, can_redo), the last "
             "undo they ran (last: status, output, error, conflicts with three versions, a "
-            "pending approval) and, for an undo's own view, what it undoes and its conflicts."
+            "pending approval) and, for an undo's own view, what it undoes and its conflicts "
+            "(each version cut: panels.bounded_conflict). Displayed: the record shows it."
         )
-    ).tag(sync=True)
+    ).tag(**SHOWN)
     record_id = traitlets.Unicode(
         "",
         help=(
