@@ -62,10 +62,10 @@ def call_vocabulary() -> dict[str, Any]:
     a stage it may skip) and whether it ``writes``. Per safety decision: its ``label`` and
     ``tone``; ``safety_review``: the label, tone and reason shown beside an ``auto-approve``
     that ``--review`` turned into a question. ``decisions``: the answers to an approval
-    request, in the order of their buttons,
-    each with its ``label``, the button's ``testid`` and whether it ``approves`` (a decline
-    has the reason box beside it); ``apply_selected``: the button that approves the selected
-    files and chunks of a review, with the decision it sends.
+    request, in the order of their buttons, each with its ``label``, the button's ``testid``
+    and whether it ``approves`` (a decline has the reason box beside it); an approving one
+    also its ``selected_label``, what its button says while some files or chunks of a review
+    are unticked: it then approves the ticked ones only (docs/behaviour.md §6.7).
     """
     return {
         "statuses": _status_meanings(),
@@ -74,7 +74,6 @@ def call_vocabulary() -> dict[str, Any]:
         "safety": _safety_meanings(),
         "safety_review": _safety_review_meaning(),
         "decisions": _decision_meanings(),
-        "apply_selected": _selection_meaning(),
     }
 
 
@@ -143,29 +142,28 @@ def _safety_review_meaning() -> dict[str, str]:
 
 def _decision_meanings() -> list[dict[str, str | bool]]:
     labels = {
-        Decision.APPROVE: ("Approve", "applypatch-approve"),
-        Decision.APPROVE_FOR_SESSION: ("Approve for session", "applypatch-approve-session"),
-        Decision.DECLINE: ("Decline", "applypatch-decline"),
+        Decision.APPROVE: ("Approve", "Approve selected", "applypatch-approve"),
+        Decision.APPROVE_FOR_SESSION: (
+            "Approve for session",
+            "Approve selected for session",
+            "applypatch-approve-session",
+        ),
+        Decision.DECLINE: ("Decline", "", "applypatch-decline"),
     }
-    return [
-        {
+    meanings: list[dict[str, str | bool]] = []
+    for decision in Decision:
+        label, selected, testid = labels[decision]
+        meaning: dict[str, str | bool] = {
             "decision": decision.value,
             "label": label,
             "testid": testid,
             "approves": decision.approved,
         }
-        for decision, (label, testid) in ((d, labels[d]) for d in Decision)
-    ]
-
-
-def _selection_meaning() -> dict[str, str]:
-    """The button that approves only the files and chunks left selected (docs/behaviour.md
-    §6.7): the decision it sends with its selection."""
-    return {
-        "decision": Decision.APPROVE.value,
-        "label": "Apply selected",
-        "testid": "applypatch-apply-selected",
-    }
+        if decision.approved:
+            # an approval of a review follows its ticks: only the ticked hunks (§6.7)
+            meaning["selected_label"] = selected
+        meanings.append(meaning)
+    return meanings
 
 
 #: The colour of each tone where no stylesheet runs (the static HTML's inline style).

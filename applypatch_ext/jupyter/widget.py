@@ -1,8 +1,9 @@
 """The live widget of one ``%%apply_patch`` call (an ``anywidget.AnyWidget``).
 
 Python owns the state; the front end (``js/widget.js``, one plain ES module, no build step)
-only renders the traits below and sends one kind of message back: an approval decision (with,
-for "Apply selected", the hunks accepted, and for a decline, the user's reason).
+only renders the traits below and sends messages back: an approval decision (with, while
+some hunks of a review are unticked, the hunks accepted, and for a decline, the user's
+reason), and the Undo / Redo buttons' requests.
 Synced containers are always replaced, never mutated in place, and related updates are batched
 with ``hold_sync()`` by :class:`~applypatch_ext.jupyter.view.CallView`.
 """
@@ -141,8 +142,9 @@ class ApplyPatchWidget(anywidget.AnyWidget):
 
     def on_decision(self, handler: Callable[..., None]) -> None:
         """Call ``handler(decision, accept=..., reason=...)`` when the user clicks an approval
-        button (``accept``: the hunks of "Apply selected", per path True, False or chunk
-        indexes; ``reason``: the text beside Decline; each None when not given)."""
+        button (``accept``: the hunks left ticked when some of a review are not, per path True,
+        False or chunk indexes; ``reason``: the text beside Decline; each None when not
+        given)."""
         self._decision_handlers.append(handler)
 
     def on_undo(self, handler: Callable[[dict[str, Any]], None]) -> None:

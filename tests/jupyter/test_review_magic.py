@@ -110,7 +110,7 @@ def test_partial_approval_from_the_widget(run_magic: Magic, tmp_path: Path) -> N
     before = snapshot_dir_with_modes(tmp_path)
     run = run_magic(WAIT, PATCH)
     widget = run.widget
-    # what "Apply selected" sends (js/widget.js reviewAccept): JSON lists
+    # what Approve sends while some are unticked (js/widget.js reviewAccept): JSON lists
     widget._handle_custom_msg(
         {"type": "approval", "decision": "approve", "accept": {"a.txt": [1], "c.txt": True}}, []
     )
@@ -366,3 +366,38 @@ def test_a_reviews_record_is_bounded(run_magic: Magic, tmp_path: Path) -> None:
     assert "… 7 more files or chunks" in plain
     assert f"+line {REVIEW_LINES - 2}\n" in plain and f"+line {REVIEW_LINES - 1}\n" not in plain
     assert "… 26 more lines" in plain  # 25 body lines and the Add File header, per file
+
+
+def test_approve_for_session_with_ticks_off_grants_only_what_it_wrote(
+    run_magic: Magic, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    outside = f"--cwd {project} --exclude-tmp --stream-chunk 0"
+    two = (
+        "*** Begin Patch\n*** Add File: ../one.txt\n+1\n*** Add File: ../two.txt\n+2\n*** End Patch"
+    )
+    run = run_magic(f"first {outside}", two)
+    widget = run.widget
+    assert widget.status == "awaiting-approval" and widget.review["selectable"] is True
+    # what "Approve selected for session" sends with two.txt unticked (js/widget.js)
+    widget._handle_custom_msg(
+        {
+            "type": "approval",
+            "decision": "approve-for-session",
+            "accept": {"../one.txt": True, "../two.txt": False},
+        },
+        [],
+    )
+    assert widget.status == "completed"
+    assert (tmp_path / "one.txt").read_text() == "1\n" and not (tmp_path / "two.txt").exists()
+    assert "not applied, by the user: ../two.txt" in widget.output
+    # the session grant covers what was approved and written, not what was left out
+    again = run_magic(f"second {outside}", two.replace("*** Add File: ../one.txt\n+1\n", ""))
+    assert again.widget.status == "awaiting-approval"
+    granted = run_magic(
+        f"third {outside}",
+        "*** Begin Patch\n*** Update File: ../one.txt\n@@\n-1\n+one\n*** End Patch",
+    )
+    assert granted.widget.status == "completed"
+    assert (tmp_path / "one.txt").read_text() == "one\n"
