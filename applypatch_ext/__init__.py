@@ -132,6 +132,7 @@ if TYPE_CHECKING:
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext applypatch_ext``: register the magics (imported only now)."""
+    from .jupyter.lite import guard_lite_kernel
     from .jupyter.magic import ApplyPatchMagics
     from .jupyter.replay import ReplayMagics
     from .jupyter.undo import UndoMagics
@@ -139,6 +140,7 @@ def load_ipython_extension(ipython: Any) -> None:
     ipython.register_magics(ApplyPatchMagics)
     ipython.register_magics(ReplayMagics)
     ipython.register_magics(UndoMagics)
+    guard_lite_kernel(ipython)  # JupyterLite: a patch's indentation must not hang the cell
 
 
 def __getattr__(name: str) -> Any:

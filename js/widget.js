@@ -2036,10 +2036,21 @@ function conflictBlock(c) {
 }
 
 /**
+ * The notebooks of the `undo` trait (Python's undo.restore_views and undo.edited_views): what
+ * Undo and Redo would restore, and how a notebook of the last undo's conflict changed since.
+ */
+export const UNDO_NOTEBOOK_VIEWS = Object.freeze([
+  { key: "undo", label: "what Undo would restore" },
+  { key: "redo", label: "what Redo would put back" },
+  { key: "edited", label: "changed since (the conflict)" },
+]);
+
+/**
  * Undo and redo of a completed call: its place in the turn, an Undo button (and Redo once an
  * undo put files back), the last undo the buttons ran (its status, output or error, any
  * conflict with the three versions, and its approval request with its own buttons). A click
  * calls `send(message)` once, then the buttons wait for the kernel's answer (a new `undo`).
+ * The notebooks the buttons would restore show as cells beside them, before any click.
  * @param {(message: Record<string, any>) => void} send
  * @param {{decision: string, label: string, testid: string}[]} decisions the approval answers
  */
@@ -2068,8 +2079,9 @@ export function undoSection(send, decisions) {
   const conflicts = h("div", { class: "applypatch-conflicts" });
   // the ways on that Python offers after a conflict or a refusal (their label and message)
   const choices = h("div", { class: "applypatch-buttons", role: "group", "aria-label": "ways on" });
-  const el = h("div", { class: "applypatch-undo", "data-testid": "applypatch-undo", hidden: true },
-    placeLine, buttons, note, last, approval, conflicts, choices);
+  const cells = notebooksSection(UNDO_NOTEBOOK_VIEWS, "Notebooks as cells, as Undo and Redo restore them", "applypatch-undo-notebooks");
+  const el = h("div", { class: "applypatch-undo", "data-testid": "applypatch-undo-panel", hidden: true },
+    placeLine, buttons, note, last, approval, conflicts, choices, cells.el);
   let disposed = false;
   const all = [undo, redo, ...answers];
   /** @type {[HTMLButtonElement, Record<string, any>][]} */
@@ -2088,9 +2100,10 @@ export function undoSection(send, decisions) {
     b.addEventListener("click", handler);
     return handler;
   });
-  /** @param {{undo: Record<string, any>}} s */
-  const update = ({ undo: state }) => {
+  /** @param {{undo: Record<string, any>, cwd?: string}} s */
+  const update = ({ undo: state, cwd = "" }) => {
     el.hidden = Object.keys(state).length === 0;
+    cells.update({ notebooks: obj(state.notebooks), cwd });
     placeLine.textContent = placeText(state);
     undo.hidden = !state.can_undo;
     redo.hidden = !state.can_redo;
@@ -2128,6 +2141,7 @@ export function undoSection(send, decisions) {
   const dispose = () => {
     disposed = true;
     messages.forEach(([b], i) => b.removeEventListener("click", handlers[i]));
+    cells.dispose();
   };
   return { el, update, dispose };
 }
@@ -2699,16 +2713,20 @@ const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
  * click away (open when the cells cannot be shown). The groups: proposed, committed and the
  * notebooks of the call's TurnDiff (NOTEBOOK_VIEWS); a TurnDiff notebook whose change is the
  * call's committed one shows its head and says so (sameAsText). Hidden when the call touches
- * no notebook.
+ * no notebook. `views`, `title` and `testid`: the groups shown, for another use of the same
+ * view (the undo panel's UNDO_NOTEBOOK_VIEWS).
+ * @param {readonly {key: string, label: string}[]} [views]
+ * @param {string} [title]
+ * @param {string} [testid]
  */
-export function notebooksSection() {
-  const { el, note, body } = section("Notebooks as cells", "applypatch-notebooks", true);
+export function notebooksSection(views = NOTEBOOK_VIEWS, title = "Notebooks as cells", testid = "applypatch-notebooks") {
+  const { el, note, body } = section(title, testid, true);
   const view = diffViewState({});
   /** @param {{notebooks: Record<string, any>, cwd: string}} s */
   const update = ({ notebooks, cwd }) => {
-    const all = NOTEBOOK_VIEWS.flatMap(({ key, label }) => arr(notebooks[key]).map((nb) => ({ key, label, nb: obj(nb) })));
+    const all = views.flatMap(({ key, label }) => arr(notebooks[key]).map((nb) => ({ key, label, nb: obj(nb) })));
     el.hidden = all.length === 0;
-    const labels = NOTEBOOK_VIEWS.map(({ key, label }) => [arr(notebooks[key]).length, label]).filter(([n]) => n);
+    const labels = views.map(({ key, label }) => [arr(notebooks[key]).length, label]).filter(([n]) => n);
     note.textContent = labels.map(([n, label]) => ` ${plural(Number(n), "notebook")} ${label}`).join(";");
     const { shown, hidden } = truncate(all, LIMITS.rows);
     /** @type {Parameters<ReturnType<typeof diffViewState>["blocks"]>[0]} */
@@ -2919,13 +2937,13 @@ export const SECTION_STATE = {
   }),
   events: (get) => ({ events: arr(get("events")) }),
   notebooks: (get) => ({ notebooks: obj(get("notebooks")), cwd: str(get("cwd")) }),
-  undo: (get) => ({ undo: obj(get("undo")) }),
+  undo: (get) => ({ undo: obj(get("undo")), cwd: str(get("cwd")) }),
 };
 
 /** Which sections a trait feeds (node tests check it against what SECTION_STATE reads). */
 export const DEPENDENTS = Object.freeze({
   title: ["header"],
-  cwd: ["header", "approval", "explanation", "planned", "changes", "notebooks"],
+  cwd: ["header", "approval", "explanation", "planned", "changes", "notebooks", "undo"],
   dry_run: ["header"],
   vocabulary: ["header", "stages", "safety", "changes"],
   status: ["header", "stages", "result", "changes"],

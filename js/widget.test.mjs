@@ -21,6 +21,7 @@ import widget, {
   approvalSection,
   placeText,
   undoSection,
+  UNDO_NOTEBOOK_VIEWS,
   versionText,
   cellExtras,
   cellRows,
@@ -2326,6 +2327,30 @@ describe("notebooks as cells", () => {
   });
   /** @param {any} el @returns {FakeElement} */
   const fake = (el) => el;
+
+  test("the undo panel shows, before any click, the notebooks Undo and Redo would restore", () => {
+    const section = undoSection(() => {}, decisionList(VOCABULARY));
+    const el = fake(section.el);
+    const place = { index: 1, count: 1, turn_id: "turn-1" };
+    section.update({ undo: { place, can_undo: true, can_redo: false, last: {}, notebooks: { undo: [], redo: [] } }, cwd: "/w" });
+    const cells = el.byTestId("applypatch-undo-notebooks");
+    assert.equal(cells.hidden, true); // a call that touched no notebook
+    section.update({ undo: { place, can_undo: true, can_redo: false, last: {}, notebooks: { undo: [notebookView()], redo: [] } }, cwd: "/w" });
+    assert.equal(cells.hidden, false);
+    assert.deepEqual(UNDO_NOTEBOOK_VIEWS.map((v) => v.key), ["undo", "redo", "edited"]);
+    assert.match(cells.textContent, /Notebooks as cells, as Undo and Redo restore them 1 notebook what Undo would restore/);
+    const [nb] = cells.byClass("applypatch-nb");
+    assert.equal(nb.getAttribute("data-view"), "undo");
+    assert.equal(nb.getAttribute("aria-label"), "notebook nb/tour.ipynb, what Undo would restore: 1 added, 1 removed, 1 moved, 1 changed, 4 unchanged cells");
+    // undone: the same notebook is now what Redo would put back
+    section.update({ undo: { place, can_undo: false, can_redo: true, last: {}, notebooks: { undo: [], redo: [notebookView()] } }, cwd: "/w" });
+    assert.deepEqual(cells.byClass("applypatch-nb").map((n) => n.getAttribute("data-view")), ["redo"]);
+    // a conflict: the notebook as it changed since, beside what Undo would restore
+    section.update({ undo: { place, can_undo: true, can_redo: false, last: {}, notebooks: { undo: [notebookView()], edited: [notebookView()] } }, cwd: "/w" });
+    assert.deepEqual(cells.byClass("applypatch-nb").map((n) => n.getAttribute("data-view")), ["undo", "edited"]);
+    assert.match(cells.textContent, /1 notebook changed since \(the conflict\)/);
+    section.dispose();
+  });
 
   test("cellTitle, cellRows and cellExtras read a cell entry", () => {
     const [, changed, added, removed, moved] = notebookView().cells;

@@ -48,6 +48,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Run the browser tests (marker 'browser'): JupyterLab and Notebook 7 in Debian's "
         f"Chromium. Needs the browser extra ({BROWSER_EXTRA}); make test passes this flag.",
     )
+    parser.addoption(
+        "--update-baselines",
+        action="store_true",
+        default=False,
+        help="Browser tests that compare a screenshot with a committed baseline PNG "
+        "(tests/jupyter/baselines/) write the new screenshot there instead (review, commit).",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -120,7 +120,17 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
 
 
 def test_all_notebooks_are_there() -> None:
-    assert [name[:2] for name in NOTEBOOKS] == ["01", "02", "03", "04", "05", "06", "08", "09"]
+    assert [name[:2] for name in NOTEBOOKS] == [
+        "01",
+        "02",
+        "03",
+        "04",
+        "05",
+        "06",
+        "07",
+        "08",
+        "09",
+    ]
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
@@ -238,6 +248,26 @@ def test_streaming_from_a_model(runs: dict[str, Run]) -> None:
     assert run.widget_statuses() == ["completed", "declined"]
 
 
+def test_review_and_undo(runs: dict[str, Run]) -> None:
+    run = runs["07_review_and_undo.ipynb"]
+    assert run.widget_statuses() == [
+        "completed",  # the partial approval (it waited, then the selection ran)
+        "declined",  # declined with a reason
+        "completed",  # the undo
+        "completed",  # the second change
+        "error",  # its undo, stopped by the edit by hand
+        "completed",  # the other files only
+        "completed",  # --force
+        "completed",  # the redo
+        "completed",  # %apply_patch_turn --undo
+    ]
+    text = run.text()
+    assert "not applied, by the user: app.py chunk 2 of 2" in text
+    assert "The user's reason: keep the name greet: other modules import it" in text
+    assert "--- before\n# Greeter\n" in text and "--- now\n# The greeter\n" in text
+    assert "call-8  redo of call-1" in text  # the history's plain-text table
+
+
 def test_replay_a_codex_session(runs: dict[str, Run]) -> None:
     run = runs["08_replay_a_codex_session.ipynb"]
     # one step-through widget, showing the last call stepped to (replay.show(4))
@@ -250,7 +280,7 @@ def test_replay_a_codex_session(runs: dict[str, Run]) -> None:
 
 def test_the_notebook_session_is_the_real_fixture() -> None:
     fixture = Path(__file__).parent / "data" / "rollouts" / "0.163.0" / "session.jsonl"
-    assert (DATA_DIR / "codex_session.jsonl").read_bytes() == fixture.read_bytes()
+    assert (DATA_DIR / "codex_session.txt").read_bytes() == fixture.read_bytes()
 
 
 def test_notebook_files(runs: dict[str, Run]) -> None:
@@ -281,7 +311,7 @@ def test_notebook_files(runs: dict[str, Run]) -> None:
 
 
 def test_recorded_stream_is_an_openai_like_event_stream() -> None:
-    lines = (DATA_DIR / "recorded_stream.jsonl").read_text(encoding="utf-8").splitlines()
+    lines = (DATA_DIR / "recorded_stream.txt").read_text(encoding="utf-8").splitlines()
     events = [json.loads(line) for line in lines]
     kinds = {event["type"] for event in events}
     assert {"response.created", "response.output_text.delta", "response.output_item.added"} <= kinds

@@ -29,6 +29,7 @@ import email.parser
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -57,18 +58,20 @@ KERNEL_NEEDS = ["micropip", "packaging", "comm", "jedi", "ipython"]
 # Wheels that only carry a front end: the site serves those as labextensions, and the kernel's
 # own index (``pypi/all.json``) has the ``widgetsnbextension`` shim the kernel expects.
 FRONT_END_ONLY = {"widgetsnbextension", "jupyterlab-widgets"}
-# Dependencies of the package left out of the site: nbformat's jsonschema needs a compiled
-# ``rpds-py`` that Pyodide ships only in its full distribution (on no registry). Without it the
-# package checks notebooks as JSON and cell by cell (applypatch_ext/jupyter/notebooks/check.py).
-NOT_IN_BROWSER = {"nbformat"}
+# Pins for the browser only: jsonschema 4.18 and later need `referencing`, hence the compiled
+# `rpds-py` that Pyodide ships only in its full distribution (on no registry); 4.17 (attrs and
+# pyrsistent, both pure-Python wheels on PyPI) validates nbformat's schema the same way, so the
+# package's dependency nbformat, and notebook 09 with it, work in the site.
+BROWSER_PINS = ["jsonschema<4.18"]
 # CPython modules that Pyodide builds to WebAssembly and ships only in its full distribution
 # tarball (on no registry). The kernel installs them unconditionally; the site's lock lists them
 # as empty distributions so that step passes, and ``import ssl`` / ``import sqlite3`` fail as
 # they would without them (IPython then keeps its history in memory).
 UNAVAILABLE_MODULES = {"ssl": "1.0.0", "sqlite3": "1.0.0"}
 # Not pinned to the Pyodide lock's version: IPython before 9 imports `sqlite3` unconditionally
-# (IPython.core.history), and this site has no sqlite3 (see UNAVAILABLE_MODULES).
-UNPINNED = {"ipython"}
+# (IPython.core.history), and this site has no sqlite3 (see UNAVAILABLE_MODULES); jsonschema,
+# see BROWSER_PINS.
+UNPINNED = {"ipython", "jsonschema"}
 # The Pyodide runtime files of the npm package that the site serves.
 RUNTIME_FILES = [
     "pyodide.js",
@@ -173,6 +176,7 @@ def download_wheels(cache: Path, own_wheel: Path, constraints: Path, python_vers
             *("--dest", str(wheels), "--only-binary=:all:", "--implementation", "py"),
             *("--abi", "none", "--platform", "any", "--python-version", python_version),
             *("--constraint", str(constraints), *own_requirements(own_wheel), *KERNEL_NEEDS),
+            *BROWSER_PINS,
         ]
     )
     run(
@@ -185,17 +189,15 @@ def download_wheels(cache: Path, own_wheel: Path, constraints: Path, python_vers
 
 
 def own_requirements(own_wheel: Path) -> list[str]:
-    """The package's own dependencies (no extras), less those left out of the site."""
+    """The package's own dependencies (no extras)."""
     from packaging.requirements import Requirement
-    from packaging.utils import canonicalize_name
 
     out = []
     for text in wheel_metadata(own_wheel).get_all("Requires-Dist") or []:
         requirement = Requirement(text)
         if requirement.marker is not None and "extra" in str(requirement.marker):
             continue
-        if canonicalize_name(requirement.name) not in NOT_IN_BROWSER:
-            out.append(str(requirement))
+        out.append(str(requirement))
     return out
 
 
@@ -260,7 +262,7 @@ def select_closure(wheels: Path, own_wheel: Path, info: dict[str, str]) -> dict[
     todo = [canonicalize_name("applypatch_ext"), *(canonicalize_name(n) for n in KERNEL_NEEDS)]
     while todo:
         name = todo.pop()
-        if name in selected or name in FRONT_END_ONLY or name in NOT_IN_BROWSER:
+        if name in selected or name in FRONT_END_ONLY:
             continue
         wheel = available[name]
         metadata = wheel_metadata(wheel)
@@ -271,7 +273,7 @@ def select_closure(wheels: Path, own_wheel: Path, info: dict[str, str]) -> dict[
             if requirement.marker is not None and not requirement.marker.evaluate(env):
                 continue
             dep = canonicalize_name(requirement.name)
-            if dep in FRONT_END_ONLY or dep in NOT_IN_BROWSER:
+            if dep in FRONT_END_ONLY:
                 continue
             depends.append(dep)
             todo.append(dep)
@@ -394,7 +396,35 @@ def copy_contents(cache: Path) -> Path:
         ".ipynb_checkpoints", "*.nbconvert.ipynb", "*.executed.ipynb", "*-executed.ipynb"
     )
     shutil.copytree(ROOT / "notebooks", contents, ignore=ignore)
+    check_json_names(contents)
     return contents
+
+
+# JupyterLite 0.6's contents service (``_getServerContents`` in ``@jupyterlite/contents``) reads
+# a file whose path matches this as one JSON document (``JSON.parse``), whatever it holds; a
+# file that is not one (JSON Lines, say) makes that read throw in the page, and the kernel's
+# read of it through ``/drive`` never returns.
+JUPYTERLITE_JSON_NAME = re.compile(r"\.(ipynb|[^/]*json[^/]*)$")
+
+
+def check_json_names(contents: Path) -> None:
+    """Fail when the site would ship a file JupyterLite parses as JSON and is not JSON."""
+    problems = []
+    for path in sorted(contents.rglob("*")):
+        rel = path.relative_to(contents).as_posix()
+        if not path.is_file() or not JUPYTERLITE_JSON_NAME.search(rel):
+            continue
+        try:
+            json.loads(path.read_bytes())
+        except ValueError as exc:
+            problems.append(f"notebooks/{rel}: not one JSON document ({exc})")
+    if problems:
+        raise SystemExit(
+            "JupyterLite reads every file whose suffix names JSON (.json, .jsonl, ...) as one "
+            "JSON document, and a read of these would never return in the browser:\n  "
+            + "\n  ".join(problems)
+            + "\nname them with another suffix (notebooks/data/ uses .txt for JSON Lines)"
+        )
 
 
 def check_offline(output: Path) -> None:

@@ -42,7 +42,7 @@ OUT = REPO / "tests" / "data" / "rollouts"
 PACKAGE = "openai-codex-cli-bin"
 # notebooks/08_replay_a_codex_session.ipynb replays this one (its data/ folder must stay flat)
 NOTEBOOK_SESSION = ("0.163.0", "session")
-NOTEBOOK_COPY = REPO / "notebooks" / "data" / "codex_session.jsonl"
+NOTEBOOK_COPY = REPO / "notebooks" / "data" / "codex_session.txt"
 VERSIONS = ("0.163.0", "0.147.0", "0.47.0")
 NPM_PACKAGE = "@openai/codex"
 # Which model each version is told to use: one its bundled catalog knows with the freeform

@@ -12,9 +12,11 @@ the parts of it for
   approval it waits for) and any conflict with its three versions;
 * the note beside an ``auto-approve`` that ``--review`` turned into a question.
 
-Everything is bounded: at most :data:`REVIEW_ITEMS` files and chunks of :data:`REVIEW_LINES`
-lines each, :data:`CONFLICTS` conflicting files whose versions keep :data:`VERSION_LINES`
-lines (and :data:`VERSION_CHARS` characters), each cut marked (``… N more lines``). The
+Everything is bounded, to fit the share of a call's record (``display.RECORD_BOUND``): at
+most :data:`REVIEW_ITEMS` files and chunks of :data:`REVIEW_LINES` lines each and
+:data:`REVIEW_CHARS` characters in all, :data:`CONFLICTS` conflicting files
+(:data:`CONFLICT_CHARS` of versions) whose versions keep :data:`VERSION_LINES` lines and
+:data:`VERSION_CHARS` characters, each cut marked (``… N more lines``). The
 widget's ``undo`` trait holds its conflicts already cut the same way (:func:`bounded_conflict`),
 so the browser never receives a whole large file either. Pure functions, no IPython import.
 """
@@ -32,11 +34,19 @@ from .vocabulary import call_vocabulary
 REVIEW_ITEMS: Final = 100
 #: At most this many lines of each file's or chunk's text in a review.
 REVIEW_LINES: Final = 40
-#: At most this many conflicting files are shown with their versions.
+#: At most this many characters of review text (the files' and chunks' texts together): the
+#: record of a call is bounded (display.RECORD_BOUND), and its diffs get what is left.
+REVIEW_CHARS: Final = 8_000
+#: At most this many conflicting files are shown with their versions, and this many
+#: characters of versions in all.
 CONFLICTS: Final = 20
+CONFLICT_CHARS: Final = 16_000
 #: At most this many lines, and characters, of each version of a conflicting file.
 VERSION_LINES: Final = 200
-VERSION_CHARS: Final = 20_000
+VERSION_CHARS: Final = 4_000
+#: At most this many characters of one label (a path) or of an undo's error or output.
+LABEL_CHARS: Final = 400
+TEXT_CHARS: Final = 4_000
 
 #: The three versions of a conflicting file, as the conflict and the widget name them.
 VERSIONS: Final = (("before", "before the call"), ("left", "as the call left it"), ("now", "now"))
@@ -76,6 +86,10 @@ def _cut(text: str, max_lines: int, max_chars: int | None = None) -> tuple[str, 
     return "".join(kept), len(lines) - len(kept)
 
 
+def _short(text: str, limit: int = LABEL_CHARS) -> str:
+    return text if len(text) <= limit else text[:limit] + "… (cut)"
+
+
 def _more(hidden: int, noun: str = "line") -> str:
     return f"… {_plural(hidden, 'more ' + noun)}"
 
@@ -109,7 +123,7 @@ def review_items(state: Mapping[str, Any]) -> tuple[list[dict[str, Any]], int]:
     review = state.get("review") or {}
     cwd = str(state.get("cwd") or "")
     items: list[dict[str, Any]] = []
-    total = 0
+    total = spent = 0
     for file in review.get("files") or []:
         path = _relative(str(file.get("path", "")), cwd)
         chunks = list(file.get("chunks") or [])
@@ -136,12 +150,15 @@ def review_items(state: Mapping[str, Any]) -> tuple[list[dict[str, Any]], int]:
             entries.append((1, label, str(chunk.get("text") or ""), note))
         for depth, label, text, note in entries:
             total += 1
-            if len(items) >= REVIEW_ITEMS:
+            if len(items) >= REVIEW_ITEMS or spent >= REVIEW_CHARS:
                 continue
-            body, hidden = _cut(text, REVIEW_LINES)
+            body, hidden = _cut(text, REVIEW_LINES, REVIEW_CHARS - spent)
+            spent += len(body) + len(label) + len(note)
             if hidden:
                 body += _more(hidden) + "\n"
-            items.append({"depth": depth, "label": label, "text": body, "note": note})
+            items.append(
+                {"depth": depth, "label": _short(label), "text": body, "note": _short(note)}
+            )
     return items, total - len(items)
 
 
@@ -250,7 +267,14 @@ CONFLICT_HEADING: Final = "Undo conflict: nothing was written"
 
 
 def _shown_conflicts(conflicts: Sequence[Mapping[str, Any]]) -> tuple[list[Any], int]:
-    shown = list(conflicts[:CONFLICTS])
+    """The conflicts shown (at most :data:`CONFLICTS`, :data:`CONFLICT_CHARS` of versions)."""
+    shown: list[Any] = []
+    spent = 0
+    for c in conflicts[:CONFLICTS]:
+        if shown and spent >= CONFLICT_CHARS:
+            break
+        spent += sum(len(version_text(c.get(key))) for key, _label in VERSIONS)
+        shown.append(c)
     return shown, len(conflicts) - len(shown)
 
 
@@ -269,23 +293,39 @@ def conflicts_plain(conflicts: Sequence[Mapping[str, Any]]) -> list[str]:
     return lines
 
 
-def conflicts_markdown(conflicts: Sequence[Mapping[str, Any]]) -> list[str]:
+#: Above the cells of a conflicting notebook (how it changed since, as cells).
+CELLS_SINCE: Final = "What changed since, as cells:"
+
+
+def conflicts_markdown(
+    conflicts: Sequence[Mapping[str, Any]], cells: Mapping[str, Any] | None = None
+) -> list[str]:
+    """``cells``: per conflicting notebook (its absolute path), its change since as cells."""
     if not conflicts:
         return []
+    from .notebooks import render_notebook_diff_markdown  # it imports display
+
     shown, hidden = _shown_conflicts(conflicts)
     lines = ["**Undo conflict**: nothing was written", ""]
     for c in shown:
         lines += [f"- {md_code(c.get('path', ''))}: {md_text(c.get('reason', ''))}", ""]
         for key, label in VERSIONS:
             lines += [f"  {label}:", "", *md_fence(version_text(c.get(key))), ""]
+        view = (cells or {}).get(str(c.get("abs_path")))
+        if view is not None:
+            lines += [f"  {CELLS_SINCE}", "", render_notebook_diff_markdown(view), ""]
     if hidden:
         lines.append(md_text(_more(hidden, "conflicting file")))
     return lines
 
 
-def conflicts_html(conflicts: Sequence[Mapping[str, Any]]) -> str:
+def conflicts_html(
+    conflicts: Sequence[Mapping[str, Any]], cells: Mapping[str, Any] | None = None
+) -> str:
     if not conflicts:
         return ""
+    from .notebooks import render_notebook_diff_html  # it imports display
+
     shown, hidden = _shown_conflicts(conflicts)
     parts = [
         '<div class="applypatch-conflicts"><strong>Undo conflict</strong>: nothing was written'
@@ -298,7 +338,11 @@ def conflicts_html(conflicts: Sequence[Mapping[str, Any]]) -> str:
         for key, _label in VERSIONS:
             text = _esc_lines(version_text(c.get(key)))
             parts.append(f'<td style="vertical-align:top"><pre>{text}</pre></td>')
-        parts.append("</tr></table></details>")
+        parts.append("</tr></table>")
+        view = (cells or {}).get(str(c.get("abs_path")))
+        if view is not None:
+            parts.append(f"<p>{html.escape(CELLS_SINCE)}</p>{render_notebook_diff_html(view)}")
+        parts.append("</details>")
     if hidden:
         parts.append(f"<div>{_esc(_more(hidden, 'conflicting file'))}</div>")
     parts.append("</div>")
@@ -335,7 +379,15 @@ def _last_lines(last: Mapping[str, Any]) -> tuple[str, list[str], str, str]:
         heading += f" ({last['call_id']})"
     heading += f": {last['status']}"
     files = [str(f) for f in (last.get("approval") or {}).get("files") or []]
-    return heading, files, str(last.get("error") or ""), str(last.get("output") or "")
+    files = [_short(f) for f in files[:REVIEW_ITEMS]]
+    error, output = str(last.get("error") or ""), str(last.get("output") or "")
+    return heading, files, _short(error, TEXT_CHARS), _short(output, TEXT_CHARS)
+
+
+def _panel_cells(undo: Mapping[str, Any]) -> dict[str, Any]:
+    """The conflicting notebooks of the panel as cells, by absolute path."""
+    edited = (undo.get("notebooks") or {}).get("edited") or []
+    return {str(view.get("path")): view for view in edited}
 
 
 def _panel_conflicts(undo: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -379,7 +431,7 @@ def undo_markdown(state: Mapping[str, Any]) -> list[str]:
         for text in (error, output):
             if text:
                 out += ["", *md_fence(text.rstrip("\n"))]
-    conflicts = conflicts_markdown(_panel_conflicts(undo))
+    conflicts = conflicts_markdown(_panel_conflicts(undo), _panel_cells(undo))
     if conflicts:
         out += ["", *conflicts]
     return out
@@ -402,13 +454,15 @@ def undo_html(state: Mapping[str, Any]) -> str:
         for text in (error, output):
             if text:
                 parts.append(f"{_PRE}{_esc_lines(text.rstrip(chr(10)))}</pre>")
-    parts.append(conflicts_html(_panel_conflicts(undo)))
+    parts.append(conflicts_html(_panel_conflicts(undo), _panel_cells(undo)))
     parts.append("</div>")
     return "".join(parts)
 
 
 __all__ = [
     "CONFLICTS",
+    "CONFLICT_CHARS",
+    "REVIEW_CHARS",
     "REVIEW_ITEMS",
     "REVIEW_LINES",
     "VERSIONS",

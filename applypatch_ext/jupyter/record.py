@@ -40,7 +40,8 @@ def record_bundle(record_id: str, state: dict[str, Any] | None) -> dict[str, str
     if state is None:
         return {"text/html": f"<div {attribute}></div>", "text/markdown": "", "text/plain": ""}
     return {
-        "text/html": f"<div {attribute}>{render_html(state)}</div>",
+        # the file list's anchors: per record, the same in each update of it
+        "text/html": f"<div {attribute}>{render_html(state, anchor=f'ap-{record_id[:12]}')}</div>",
         "text/markdown": render_markdown(state),
         "text/plain": render_plain(state),
     }

@@ -334,7 +334,7 @@ class ReplayMagics(Magics):
 
         Example::
 
-            %apply_patch_replay data/codex_session.jsonl replay --cwd project
+            %apply_patch_replay data/codex_session.txt replay --cwd project
         """
         try:
             args = parse_options(self.apply_patch_replay, "%apply_patch_replay", line)

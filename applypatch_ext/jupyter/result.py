@@ -147,6 +147,10 @@ class CallDisplay:
             updates["dry_run"] = True
         if result.proposed is not None and not self.state["proposed"]:
             updates["proposed"] = result.proposed.to_json()  # verified, never begun
+        elif result.proposed is not None and result.selected is not None:
+            # what ran is the selection (its own verified map): the diff shown next to the
+            # delta is that one, not the begin event's, which has the hunks left out
+            updates["proposed"] = result.proposed.to_json()
         if result.status.terminal and self.state["approval"]:
             updates["approval"] = {}  # nothing waits any more
         request = result.pending_request

@@ -35,6 +35,11 @@ from ..core.turn.undo import (
     undone_paths,
 )
 from .display import md_text, visible
+from .notebooks import (
+    is_notebook_path,
+    notebook_diff,
+    revert_notebook_diffs,
+)
 from .panels import (
     bounded_conflict,
     conflicts_html,
@@ -73,30 +78,79 @@ def place(call: ApplyPatchCall) -> dict[str, Any]:
     return {"index": index, "count": len(calls), "turn_id": call.turn.turn_id}
 
 
-def can_undo(call: ApplyPatchCall) -> tuple[bool, bool]:
-    """Whether the call's Undo and Redo buttons do something now."""
+def _undoable(call: ApplyPatchCall) -> tuple[list[str], list[str]]:
+    """The files an Undo of the call would put back, and those a Redo would take forward."""
     result = call.result
     if isinstance(call, UndoCall) or result is None or not result.status.terminal:
-        return False, False
+        return [], []
     records = call_records(call)
     undone = undone_paths(call.turn, call.call_id) & set(records)
     pending = [p for p in records if p not in undone and (result.delta.exact or records[p].known)]
+    return pending, [p for p in records if p in undone]
+
+
+def can_undo(call: ApplyPatchCall) -> tuple[bool, bool]:
+    """Whether the call's Undo and Redo buttons do something now."""
+    pending, undone = _undoable(call)
     return bool(pending), bool(undone)
 
 
+# Per call, the cell views of what its Undo and Redo would restore, by the files they take:
+# a call's records never change once it ended, and every undo refreshes every view of a turn.
+_RESTORE_VIEWS: weakref.WeakKeyDictionary[
+    ApplyPatchCall, dict[tuple[bool, tuple[str, ...]], list[dict[str, Any]]]
+] = weakref.WeakKeyDictionary()
+
+
+def restore_views(
+    call: ApplyPatchCall, paths: Sequence[str], *, redo: bool
+) -> list[dict[str, Any]]:
+    """The notebooks among ``paths`` as cells: what an undo (``redo``: a redo) of the call
+    would write back (docs/behaviour.md §11.7). Empty when the call touched no notebook."""
+    if not any(is_notebook_path(p) for p in paths):
+        return []
+    cache = _RESTORE_VIEWS.setdefault(call, {})
+    key = (redo, tuple(paths))
+    if key not in cache:
+        cache[key] = revert_notebook_diffs(call_records(call), paths, redo=redo)
+    return cache[key]
+
+
+def edited_views(conflicts: Iterable[Conflict]) -> list[dict[str, Any]]:
+    """The conflicting notebooks as cells: how each changed since the call (or the undo) left
+    it, to what is on disk now; a notebook that cannot be read as text now has none."""
+    views = []
+    for c in conflicts:
+        if c.now is None or not is_notebook_path(c.abs_path):
+            continue
+        expected = c.left if c.kind == "undo" else c.before
+        views.append(notebook_diff(expected.content, c.now.content, path=c.abs_path))
+    return views
+
+
 def undo_panel(call: ApplyPatchCall, last: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The ``undo`` trait: the call's place, its buttons, and the last undo it asked for."""
-    undo, redo = can_undo(call)
+    """The ``undo`` trait: the call's place, its buttons, the last undo it asked for, and as
+    cells the notebooks its Undo and Redo would restore and those its last undo found changed
+    (``edited``, from :func:`outcome`)."""
+    pending, undone = _undoable(call)
+    shown = dict(last or {})
+    edited = shown.pop("edited", [])
     panel: dict[str, Any] = {
         "place": place(call),
-        "can_undo": undo,
-        "can_redo": redo,
-        "last": dict(last or {}),
+        "can_undo": bool(pending),
+        "can_redo": bool(undone),
+        "last": shown,
+        "notebooks": {
+            "undo": restore_views(call, pending, redo=False),
+            "redo": restore_views(call, undone, redo=True),
+            "edited": edited,
+        },
     }
     if isinstance(call, UndoCall):
         panel["of"] = call.target_id
         panel["kind"] = call.kind
         panel["conflicts"] = [bounded_conflict(c.to_json()) for c in call.conflicts]
+        panel["notebooks"]["edited"] = edited_views(call.conflicts)
     return panel
 
 
@@ -120,6 +174,7 @@ def outcome(view: CallView) -> dict[str, Any]:
         "conflicts": [bounded_conflict(c.to_json()) for c in call.conflicts],
         "approval": approval,
         "choices": choices(call),
+        "edited": edited_views(call.conflicts),
     }
 
 
@@ -244,13 +299,16 @@ class ConflictView:
     :mod:`.panels`, which renders them in a call's record too)."""
 
     def __init__(self, conflicts: Iterable[Conflict]) -> None:
+        conflicts = list(conflicts)
         self.conflicts = [bounded_conflict(c.to_json()) for c in conflicts]
+        #: per conflicting notebook, its change since as cells (edited_views)
+        self.cells = {view["path"]: view for view in edited_views(conflicts)}
 
     def _repr_html_(self) -> str:
-        return conflicts_html(self.conflicts)
+        return conflicts_html(self.conflicts, self.cells)
 
     def _repr_markdown_(self) -> str:
-        return "\n".join(conflicts_markdown(self.conflicts))
+        return "\n".join(conflicts_markdown(self.conflicts, self.cells))
 
     def __repr__(self) -> str:
         return "\n".join(conflicts_plain(self.conflicts))

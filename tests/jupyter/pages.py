@@ -142,3 +142,89 @@ def set_lab_theme(page: Page, theme: str) -> None:
         timeout=15_000,
     )
     page.wait_for_timeout(300)  # the theme manager's own transition after the sheet loads
+
+
+# -- screenshots compared with a committed baseline ---------------------------------------------
+
+#: A pixel differs when its three channels differ by more than this, summed (antialiasing and
+#: subpixel text positions stay under it).
+PIXEL_THRESHOLD = 48
+#: At most this share of the pixels may differ.
+PIXEL_TOLERANCE = 0.005
+
+# In the page: decode both PNGs (data URLs), compare their pixels.
+COMPARE_PNGS = """async ([a, b, threshold]) => {
+    const load = (src) => new Promise((ok, fail) => {
+        const image = new Image();
+        image.onload = () => ok(image);
+        image.onerror = () => fail(new Error('not a PNG'));
+        image.src = src;
+    });
+    const [x, y] = await Promise.all([load(a), load(b)]);
+    if (x.width !== y.width || x.height !== y.height)
+        return {size: [[x.width, x.height], [y.width, y.height]], differ: -1, total: 0};
+    const pixels = (image) => {
+        const canvas = document.createElement('canvas');
+        canvas.width = image.width;
+        canvas.height = image.height;
+        const context = canvas.getContext('2d');
+        context.drawImage(image, 0, 0);
+        return context.getImageData(0, 0, image.width, image.height).data;
+    };
+    const p = pixels(x);
+    const q = pixels(y);
+    let differ = 0;
+    for (let k = 0; k < p.length; k += 4) {
+        const d = Math.abs(p[k] - q[k]) + Math.abs(p[k + 1] - q[k + 1])
+            + Math.abs(p[k + 2] - q[k + 2]);
+        if (d > threshold) differ++;
+    }
+    return {size: [[x.width, x.height]], differ, total: p.length / 4};
+}"""
+
+
+def steady_screenshot(page: Page, target: Locator, mask: list[Locator] | None = None) -> bytes:
+    """A screenshot of ``target`` that does not depend on the moment: no animation, no caret,
+    no hover (the mouse parked in a corner), varying parts painted over (``mask``)."""
+    page.mouse.move(0, 0)
+    page.add_style_tag(
+        content="*, *::before, *::after { transition: none !important;"
+        " animation: none !important; caret-color: transparent !important; }"
+    )
+    page.wait_for_timeout(200)
+    return target.screenshot(
+        animations="disabled", caret="hide", scale="css", mask=mask or [], mask_color="#ff00ff"
+    )
+
+
+def compare_with_baseline(page: Page, shot: bytes, baseline: Any, update: bool, out: Any) -> None:
+    """``shot`` (PNG bytes) against the committed ``baseline`` (a Path): equal sizes and at most
+    :data:`PIXEL_TOLERANCE` of the pixels differing; with ``update`` the baseline is rewritten.
+    The shot is kept beside the test's other artifacts (``out``) for review."""
+    import base64
+
+    out.mkdir(parents=True, exist_ok=True)
+    (out / baseline.name).write_bytes(shot)
+    if update:
+        baseline.parent.mkdir(parents=True, exist_ok=True)
+        baseline.write_bytes(shot)
+        return
+    assert baseline.exists(), (
+        f"no baseline {baseline}: run this test with --browser-tests --update-baselines, "
+        "look at the PNG, and commit it"
+    )
+
+    def url(data: bytes) -> str:
+        return "data:image/png;base64," + base64.b64encode(data).decode()
+
+    result = page.evaluate(COMPARE_PNGS, [url(shot), url(baseline.read_bytes()), PIXEL_THRESHOLD])
+    assert result["differ"] >= 0, (
+        f"{baseline.name}: the screenshot is {result['size'][0]}, the baseline "
+        f"{result['size'][1]} (the new one is {out / baseline.name}; --update-baselines "
+        "rewrites the baseline)"
+    )
+    share = result["differ"] / result["total"]
+    assert share <= PIXEL_TOLERANCE, (
+        f"{baseline.name}: {result['differ']} of {result['total']} pixels differ ({share:.2%}, "
+        f"at most {PIXEL_TOLERANCE:.1%}); the new screenshot is {out / baseline.name}"
+    )

@@ -468,3 +468,48 @@ def test_the_diff_view(
     expect(
         again.get_by_test_id("applypatch-delta").locator("table.applypatch-dt")
     ).to_have_attribute("data-mode", "split")
+
+
+def test_the_diff_view_is_labelled_for_screen_readers(
+    page: Page, jupyter_lab: JupyterServer, watch: PageWatch
+) -> None:
+    """What a screen reader announces of the diff view: its toolbars and their buttons, each
+    file with its counts, the table and what each line's sign means; gutters are not read."""
+    folder = jupyter_lab.root / "aria"
+    folder.mkdir(exist_ok=True)
+    (folder / "app.py").write_text(APP)
+    name = jupyter_lab.write_notebook(
+        "aria/aria.ipynb",
+        ["%load_ext applypatch_ext", f"%%apply_patch --new-turn --stream-chunk 0\n{DIFF_VIEW}"],
+    )
+    panel = open_lab_notebook(page, jupyter_lab.url, name)
+    run_lab_cells(page, name, [0, 1])
+    widget = panel.locator(WIDGET).first
+    expect(widget.get_by_test_id("applypatch-status")).to_have_text("completed", timeout=30_000)
+    delta = widget.get_by_test_id("applypatch-delta")
+    toolbar = delta.get_by_role("toolbar", name="diff view")
+    expect(toolbar.get_by_role("group", name="view mode")).to_be_visible()
+    expect(toolbar.get_by_role("button", name="unified view")).to_have_attribute(
+        "aria-pressed", re.compile("true|false")
+    )
+    expect(toolbar.get_by_role("button", name="expand every file")).to_be_visible()
+    expect(delta.get_by_role("list", name="files")).to_be_visible()
+    expect(delta.get_by_role("button", name="go to notes.md: +2 -0")).to_be_visible()
+    app = delta.locator("details.applypatch-file", has_text="app.py")
+    expect(app.locator("summary")).to_have_attribute(
+        "aria-label", "app.py: 2 added, 2 removed lines"
+    )
+    expect(app.get_by_role("table", name="diff, unified")).to_be_visible()
+    removed = app.locator("tr.applypatch-dl-del").first
+    expect(removed.get_by_role("cell", name="removed")).to_have_text("-")
+    expect(removed.locator(".applypatch-gutter-old")).to_have_attribute("aria-hidden", "true")
+    expect(
+        app.locator("tr.applypatch-dl-add").first.get_by_role("cell", name="added")
+    ).to_have_text("+")
+    expect(
+        app.get_by_role("button", name=re.compile(r"^Show \d+ unchanged lines$")).first
+    ).to_be_visible()
+    turn = widget.get_by_test_id("applypatch-turn-diff")
+    expect(turn.get_by_role("button", name="show the diff --git and index lines")).to_be_visible()
+    expect(turn.get_by_role("button", name="download the TurnDiff as turn.diff")).to_be_visible()
+    watch.check()

@@ -67,7 +67,7 @@ def test_a_completed_notebook_edit_fills_the_trait_and_every_fallback(
     assert "notebooks as cells:" in html and "<i>committed</i>" in html
     assert "changed · cell 0 id cell-00 · markdown" in html
     assert "unchanged cells</div>" in html and "raw JSON diff (what the patch changed)" in html
-    assert html.index("notebooks as cells:") < html.index("turn diff:")
+    assert html.index("notebooks as cells:") < html.index("<b>Turn diff</b>")
     # the call's static record (an output of its own, saved with the notebook) shows them too
     record = record_bundle(widget.record_id, widget.state_json())
     assert "changed · cell 0 id cell-00 · markdown" in record["text/html"]

@@ -4,6 +4,7 @@ message, a decline with a reason. Trees compared whole (tests/trees.py)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -121,6 +122,11 @@ def test_partial_approval_from_the_widget(run_magic: Magic, tmp_path: Path) -> N
     assert widget.review == {}
     assert "not applied, by the user: a.txt chunk 1 of 3" in widget.stdout
     assert "not applied, by the user: b.txt" in widget.output
+    # the verified changes beside the delta are the selection's, which is what ran: no diff of
+    # a chunk or a file left out is shown as committed
+    assert list(widget.proposed) == [str(tmp_path / "a.txt"), str(tmp_path / "c.txt")]
+    diff = widget.proposed[str(tmp_path / "a.txt")]["unified_diff"]
+    assert "+FIVE" in diff and "+ONE" not in diff and "+NINE" not in diff
 
 
 def test_a_bad_selection_from_the_widget_is_shown_not_raised(
@@ -355,15 +361,17 @@ def record_of(widget: object) -> dict[str, str]:
 
 
 def test_a_reviews_record_is_bounded(run_magic: Magic, tmp_path: Path) -> None:
-    from applypatch_ext.jupyter.panels import REVIEW_ITEMS, REVIEW_LINES
+    from applypatch_ext.jupyter.panels import REVIEW_CHARS, REVIEW_ITEMS, REVIEW_LINES
 
     body = "".join(f"+line {i}\n" for i in range(REVIEW_LINES + 25))
     adds = "".join(f"*** Add File: f{i}.txt\n{body}" for i in range(REVIEW_ITEMS + 7))
     run = run_magic(WAIT, f"*** Begin Patch\n{adds}*** End Patch")
     assert len(run.widget.review["files"]) == REVIEW_ITEMS + 7
     plain = _record(run)["text/plain"].split("\nverified changes:")[0]  # the review part
-    assert plain.count("(added, all or nothing)") == REVIEW_ITEMS
-    assert "… 7 more files or chunks" in plain
+    shown = plain.count("(added, all or nothing)")
+    hidden = int(re.findall(r"… (\d+) more files or chunks", plain)[0])
+    assert 0 < shown < REVIEW_ITEMS and shown + hidden == REVIEW_ITEMS + 7
+    assert len(plain) < 3 * REVIEW_CHARS  # the record's share, whatever the patch
     assert f"+line {REVIEW_LINES - 2}\n" in plain and f"+line {REVIEW_LINES - 1}\n" not in plain
     assert "… 26 more lines" in plain  # 25 body lines and the Add File header, per file
 

@@ -7,6 +7,8 @@ view (its DOM node survives the final update)."""
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import subprocess
 import sys
 import time
@@ -23,11 +25,14 @@ from .pages import (
     NB7_KERNEL_READY,
     NB7_PANEL,
     WIDGET,
+    compare_with_baseline,
     expect,
     open_lab_notebook,
     open_nb7_notebook,
     run_lab_cells,
     run_nb7_cells,
+    set_lab_theme,
+    steady_screenshot,
 )
 from .test_notebook7 import NOTEBOOK7_OWN_ERRORS
 
@@ -205,7 +210,7 @@ def test_saved_notebook_reopens_in_lab_with_every_result(
     )
     static.goto(html_path.as_uri())
     pre = static.locator(f"{RECORD} details pre").first
-    expect(pre).to_contain_text("+VALUE_0 = 0")
+    expect(pre).to_contain_text(re.compile(r"\b1 \+ VALUE_0 = 0"))  # gutter, sign, code
     narrow, wide = pre.evaluate(
         """(pre) => ['iiiiiiiiii', 'MMMMMMMMMM'].map((text) => {
             const probe = document.createElement('span');
@@ -244,3 +249,292 @@ def test_saved_notebook_reopens_in_notebook7_with_every_result(
     _check_reopened(page.locator(NB7_PANEL), page, FINAL)
     page.screenshot(path=str(artifacts_dir / "reopened-notebook7.png"))
     watch.check(known=NOTEBOOK7_OWN_ERRORS)
+
+
+# -- the static record's diff view, as a notebook shared with others shows it ----------------
+
+STATIC_APP = "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(12))
+STATIC_PATCH = "\n".join(
+    [
+        "*** Begin Patch",
+        "*** Update File: app.py",
+        "@@ def f3(x):",
+        "-    return x + 3",
+        "+    return x * 3  # times",
+        "*** Add File: notes.md",
+        "+# Notes",
+        "*** Delete File: old.txt",
+        "*** End Patch",
+    ]
+)
+THEME_COLOUR = """(el, variable) => {
+    const probe = document.createElement('span');
+    probe.style.color = `var(${variable})`;
+    el.parentElement.append(probe);
+    const want = getComputedStyle(probe).color;
+    probe.remove();
+    return [getComputedStyle(el).color, want];
+}"""
+
+
+def _record_notebook(server: JupyterServer, name: str) -> str:
+    """A notebook holding one call's record, as a file shared by somebody else holds it: the
+    outputs of a real call (run here), no signature, so JupyterLab sanitizes them."""
+    import nbformat
+
+    from applypatch_ext.core.turn.turn import Turn
+    from applypatch_ext.jupyter.record import record_bundle
+    from applypatch_ext.jupyter.result import PatchCallResult
+
+    work = server.root / f"{name}-work"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir()
+    (work / "app.py").write_text(STATIC_APP)
+    (work / "old.txt").write_text("".join(f"old line {i}\n" for i in range(1, 151)))
+    call = Turn(str(work)).call()
+    call.push_delta(STATIC_PATCH)
+    state = PatchCallResult(call.run(None), tracker=call.turn.tracker).state_json()
+    assert state["status"] == "completed", state["error"]
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3 (ipykernel)",
+        "language": "python",
+    }
+    cell = nbformat.v4.new_code_cell("%%apply_patch\n" + STATIC_PATCH)
+    cell.outputs = [
+        nbformat.v4.new_output(
+            "display_data",
+            data=record_bundle("f" * 32, state),
+            metadata={"applypatch_ext": {"record": "f" * 32}},
+        )
+    ]
+    nb.cells = [cell]
+    nbformat.write(nb, server.root / name)
+    return name
+
+
+def _file(record: Locator, summary: str) -> Locator:
+    """The ``<details>`` of one file (or section), by the start of its own summary."""
+    return record.locator("summary", has_text=re.compile(f"^{summary}")).first.locator("..")
+
+
+def _static_checks(page: Page, record: Locator, *, themed: bool) -> None:
+    """The diff view's features, by what a reader sees (a sanitizer strips data-* attributes)."""
+    files = record.locator("details", has=page.locator("pre"))
+    app = _file(record, r"Update app\.py")
+    # gutters: both line numbers, beside the sign
+    removed = app.locator("pre > span", has_text="return x + 3").first
+    expect(removed.locator("span").nth(0)).to_have_text(re.compile(r"^11 +$"))
+    expect(removed.locator("span").nth(1)).to_have_text("-")
+    # lines as written: unwrapped, indentation kept, from the left edge (the page's own
+    # stylesheet pads, wraps and right-aligns table cells: this is no table)
+    left, gutter_left, white = removed.evaluate(
+        """(r) => [r.parentElement.getBoundingClientRect().left,
+            r.firstElementChild.getBoundingClientRect().left,
+            getComputedStyle(r.parentElement).whiteSpace]"""
+    )
+    assert abs(left - gutter_left) < 1 and white == "pre", (left, gutter_left, white)
+    expect(removed).to_have_text(re.compile(r"^11 +-     return x \+ 3$"))
+    # the changed words marked (a background of their own), syntax colours
+    word = removed.locator("span", has_text=re.compile(r"^\+$"))
+    background = word.evaluate("(s) => getComputedStyle(s).backgroundColor")
+    row = removed.evaluate("(r) => getComputedStyle(r).backgroundColor")
+    assert background != row and background.startswith("rgba("), (background, row)
+    keyword = app.locator("span", has_text=re.compile("^return$")).first
+    got, want = keyword.evaluate(THEME_COLOUR, "--jp-mirror-editor-keyword-color")
+    if themed:
+        assert got == want, (got, want)  # the theme's own colour
+    else:
+        assert got == "rgb(183, 106, 211)", got  # the plain colour, the variable sanitized away
+    # monospace, in the page's own font
+    narrow, wide = app.locator("pre").first.evaluate(
+        """(t) => ['iiiiiiiiii', 'MMMMMMMMMM'].map((text) => {
+            const probe = document.createElement('span');
+            probe.textContent = text;
+            t.append(probe);
+            const width = probe.getBoundingClientRect().width;
+            probe.remove();
+            return width;
+        })"""
+    )
+    assert narrow == wide, (narrow, wide)
+    # the deleted file: 30 lines shown, 120 behind "show", opened by a click, no script
+    old = _file(record, r"Delete old\.txt")
+    expect(old.locator("pre > span", has_text="old line 25")).to_be_hidden()
+    old.get_by_text("⋯ Show 120 more removed lines").click()
+    expect(old.locator("pre > span", has_text="old line 25")).to_be_visible()
+    # the turn diff: folded under the call's changes; its git headers behind a toggle
+    turn = record.locator("details", has_text="Turn diff").first
+    expect(turn.locator("summary").first).to_contain_text("3 files")
+    turn.locator("summary").first.click()
+    turn.locator("summary", has_text=re.compile(r"^app\.py\+1 -1")).click()  # its file, folded
+    index = turn.locator("pre", has_text=re.compile(r"index [0-9a-f]{7,}\.\.")).first
+    expect(index).to_be_hidden()
+    turn.get_by_text(re.compile(r"^diff --git a/app\.py b/app\.py \(\d header lines\)")).click()
+    expect(index).to_be_visible()
+    # the file list: each file with its counts and bar
+    # (a sanitizer keeps no aria-label: the list is the one whose entries link)
+    listed = record.locator("ul", has=page.locator("a")).first.locator("li")
+    expect(listed).to_have_count(3)
+    expect(listed.nth(0)).to_contain_text("app.py+1 -1")
+    assert files.count() >= 6  # three of the call, three of the turn
+
+
+JUMPED = """(el) => {
+    let box = el.parentElement;
+    const scrolls = (b) => ['auto', 'scroll'].includes(getComputedStyle(b).overflowY)
+        && b.scrollHeight > b.clientHeight;
+    while (box && !scrolls(box)) box = box.parentElement;
+    return el.getBoundingClientRect().top - (box ? box.getBoundingClientRect().top : 0);
+}"""
+
+
+def _jumps(page: Page, record: Locator, link: str, summary: str) -> None:
+    """The file list's link scrolls its file's summary to the top of the notebook."""
+    target = record.locator("summary", has_text=re.compile(summary)).first
+    record.locator("ul a", has_text=link).first.click()
+    page.wait_for_timeout(300)
+    offset = target.evaluate(JUMPED)
+    assert -5 <= offset <= 60, offset
+
+
+def _readable_in_dark(record: Locator) -> None:
+    """The code's text is light on a dark page; the added line's tint lets the page through."""
+    colour, tint = record.locator("pre > span", has_text="return x * 3").first.evaluate(
+        "(row) => [getComputedStyle(row).color, getComputedStyle(row).backgroundColor]"
+    )
+    channels = [int(c) for c in re.findall(r"\d+", colour)[:3]]
+    assert sum(channels) / 3 > 150, colour  # a light text
+    assert tint.startswith("rgba(") and float(tint.rsplit(",", 1)[1].rstrip(")")) < 0.5, tint
+
+
+def test_the_static_diff_view_in_lab_sanitized_and_trusted(
+    page: Page, jupyter_lab: JupyterServer, watch: PageWatch, artifacts_dir: Path
+) -> None:
+    name = _record_notebook(jupyter_lab, "static-view.ipynb")
+    panel = open_lab_notebook(page, jupyter_lab.url, name)
+    record = panel.locator(RECORD)
+    expect(record).to_have_count(1, timeout=30_000)
+    # an untrusted notebook: JupyterLab's sanitizer ran (it renames ids)
+    assert record.locator("[id]").count() == 0
+    assert record.locator("[data-jupyter-id]").count() >= 6
+    _static_checks(page, record, themed=False)
+    # the file list jumps to a file, sanitized too (JupyterLab follows a data-jupyter-id)
+    _jumps(page, record, "notes.md", r"^Add notes\.md")
+    record.screenshot(path=str(artifacts_dir / "static-sanitized-light.png"))
+    set_lab_theme(page, "JupyterLab Dark")
+    _readable_in_dark(record)
+    record.screenshot(path=str(artifacts_dir / "static-sanitized-dark.png"))
+    set_lab_theme(page, "JupyterLab Light")
+
+    # trusted (as a notebook saved on this machine is): the theme's variables win
+    subprocess.run(
+        [sys.executable, "-m", "jupyter", "trust", str(jupyter_lab.root / name)],
+        env=jupyter_lab.env(),
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    panel = open_lab_notebook(page, jupyter_lab.url, name)
+    record = panel.locator(RECORD)
+    expect(record).to_have_count(1, timeout=30_000)
+    expect(record.locator("[id]")).to_have_count(6)
+    _static_checks(page, record, themed=True)
+    _jumps(page, record, "old.txt", r"^Delete old\.txt")
+    for theme in ("JupyterLab Dark", "JupyterLab Dark High Contrast"):
+        set_lab_theme(page, theme)
+        _readable_in_dark(record)
+        keyword = record.locator("span", has_text=re.compile("^return$")).first
+        got, want = keyword.evaluate(THEME_COLOUR, "--jp-mirror-editor-keyword-color")
+        assert got == want, (theme, got, want)
+        record.screenshot(path=str(artifacts_dir / f"static-trusted-{theme.split()[-1]}.png"))
+    set_lab_theme(page, "JupyterLab Light")
+    watch.check()
+
+    # nbconvert's HTML of the file: the same view; there the file list's links jump to each
+    # file (JupyterLab scrolls a link's target cell into view, not the element in it)
+    html_path = artifacts_dir / "static-view.html"
+    subprocess.run(
+        [
+            *(sys.executable, "-m", "nbconvert", "--to", "html", str(jupyter_lab.root / name)),
+            *("--output", str(html_path.with_suffix(""))),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    static = page.context.new_page()
+    static.route(
+        "**/*",
+        lambda route: route.abort() if route.request.url.startswith("http") else route.continue_(),
+    )
+    static.set_viewport_size({"width": 1280, "height": 500})
+    static.goto(html_path.as_uri())
+    converted = static.locator(RECORD)
+    _static_checks(static, converted, themed=True)
+    _jumps(static, converted, "old.txt", r"^Delete old\.txt")
+    _jumps(static, converted, "notes.md", r"^Add notes\.md")
+    static.screenshot(path=str(artifacts_dir / "static-nbconvert.png"), full_page=True)
+    static.close()
+
+
+# -- the dark theme, against a committed baseline -------------------------------------------------
+
+BASELINES = Path(__file__).resolve().parent / "baselines"
+
+
+def test_dark_theme_matches_its_baseline(
+    page: Page,
+    jupyter_lab: JupyterServer,
+    watch: PageWatch,
+    artifacts_dir: Path,
+    pytestconfig: pytest.Config,
+) -> None:
+    """A call in JupyterLab's dark theme, its live view and its static record (as a shared
+    notebook shows it), each compared with a committed screenshot within a pixel tolerance.
+    ``--update-baselines`` rewrites them (CONTRIBUTING.md says when)."""
+    update = bool(pytestconfig.getoption("--update-baselines"))
+    # tall enough for the whole record: nothing scrolled, nothing cut by the window's edge
+    page.set_viewport_size({"width": 1280, "height": 2400})
+    folder = jupyter_lab.root / "dark"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir()
+    (folder / "app.py").write_text(STATIC_APP)
+    (folder / "old.txt").write_text("".join(f"old line {i}\n" for i in range(1, 151)))
+    name = jupyter_lab.write_notebook(
+        "dark/live.ipynb",
+        ["%load_ext applypatch_ext", f"%%apply_patch --new-turn --stream-chunk 0\n{STATIC_PATCH}"],
+    )
+    panel = open_lab_notebook(page, jupyter_lab.url, name)
+    set_lab_theme(page, "JupyterLab Dark")
+    run_lab_cells(page, name, [0, 1])
+    widget = panel.locator(WIDGET)
+    expect(widget.get_by_test_id("applypatch-status")).to_have_text("completed", timeout=30_000)
+    expect(panel.locator(".jp-Cell").nth(1).locator(".jp-InputPrompt")).to_have_text(
+        "[2]:", timeout=15_000
+    )
+    changes = widget.get_by_test_id("applypatch-delta")
+    expect(changes.locator(".applypatch-hl-k").first).to_be_visible()
+    live = steady_screenshot(page, changes)
+
+    record_name = _record_notebook(jupyter_lab, "dark-record.ipynb")
+    panel = open_lab_notebook(page, jupyter_lab.url, record_name)
+    record = panel.locator(RECORD)
+    expect(record).to_have_count(1, timeout=30_000)
+    assert page.evaluate("() => document.body.dataset.jpThemeName") == "JupyterLab Dark"
+    # the first line and the committed list name the working directory (a temporary folder):
+    # painted over
+    varying = [record.locator("div").first, record.locator("li", has_text=str(jupyter_lab.root))]
+    static = steady_screenshot(page, record, mask=varying)
+    watch.check()
+    compare_with_baseline(page, live, BASELINES / "dark-live-changes.png", update, artifacts_dir)
+    compare_with_baseline(page, static, BASELINES / "dark-static-record.png", update, artifacts_dir)
+    # the comparison sees a theme: the same record in the light theme is not the baseline
+    set_lab_theme(page, "JupyterLab Light")
+    light = steady_screenshot(page, record, mask=varying)
+    if not update:
+        with pytest.raises(AssertionError, match="pixels differ"):
+            compare_with_baseline(
+                page, light, BASELINES / "dark-static-record.png", False, artifacts_dir / "light"
+            )

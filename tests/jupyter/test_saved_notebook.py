@@ -139,6 +139,61 @@ def test_the_saved_file_keeps_the_records_not_the_live_views(
     assert len(json.dumps(saved)) < len(json.dumps(executed)) / 3
 
 
+BIG_LINES = 12_000  # ~1.2 MB
+
+
+def _big_patch(name: str) -> str:
+    body = "".join(f"+VALUE_{i} = {'x' * 90!r}  # line {i}\n" for i in range(BIG_LINES))
+    return f"*** Begin Patch\n*** Add File: {name}\n{body}*** End Patch\n"
+
+
+def test_a_big_call_and_a_cancelled_one_add_a_bounded_amount(tmp_path: Path) -> None:
+    """A 1.2 MB Add, applied, and the same cancelled: each call's saved output is at most
+    RECORD_BOUND (it was 3 MB), what is cut is marked and says where the whole is."""
+    from applypatch_ext.jupyter.display import RECORD_BOUND, WHOLE_DIFF_IS
+
+    where = tmp_path / "run"
+    where.mkdir()
+    (where / "big.patch").write_text(_big_patch("big.py"))
+    (where / "cancelled.patch").write_text(_big_patch("cancelled.py"))
+    assert (where / "big.patch").stat().st_size > 1_200_000
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nb.cells = [
+        nbformat.v4.new_code_cell("%load_ext applypatch_ext"),
+        nbformat.v4.new_code_cell("%apply_patch big.patch result --stream-chunk 0"),
+        nbformat.v4.new_code_cell(
+            "%apply_patch cancelled.patch cancelled --stream-chunk 0 --fault cancel:1"
+        ),
+        nbformat.v4.new_code_cell("print(result.status, cancelled.status, len(result.turn_diff))"),
+    ]
+    NotebookClient(
+        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(where)}}
+    ).execute()
+    executed: dict[str, Any] = json.loads(nbformat.writes(nb))
+    saved = _save(executed, tmp_path)
+    status = "".join(saved["cells"][3]["outputs"][0]["text"]).split()
+    assert status[:2] == ["completed", "cancelled"] and int(status[2]) > 1_200_000
+    for cell in saved["cells"][1:3]:
+        outputs = cell["outputs"]
+        assert [list(_marks(o)) for o in outputs] == [["record"]]
+        size = len(json.dumps(outputs, ensure_ascii=False).encode())
+        assert size <= RECORD_BOUND, size
+        html = _text(outputs[0]["data"]["text/html"])
+        cut = re.search(r'data-applypatch-cut="(\d+)"[^>]*>✂ (\d+) more lines \((.+?)\)', html)
+        assert cut is not None and cut.group(1) == cut.group(2) and int(cut.group(1)) > 10_000
+        assert WHOLE_DIFF_IS.replace("'", "&#x27;") in html
+        assert "VALUE_0 = " in html and f"VALUE_{BIG_LINES - 1} = " not in html
+        for mime in ("text/plain", "text/markdown"):
+            assert "✂ " in _text(outputs[0]["data"][mime])
+    # the file grew by the two records and the small cells, not by the 2.4 MB of patches
+    assert len(json.dumps(saved).encode()) < 2 * RECORD_BOUND + 20_000
+
+
 def test_a_live_view_without_its_record_is_kept(executed: dict[str, Any]) -> None:
     content = copy.deepcopy(executed)
     cell = content["cells"][2]

@@ -17,6 +17,11 @@ A ``.lock`` file beside each journal is held (``flock``) by the process whose at
 journal belongs to, from before the journal is written until it is removed: the kernel drops the
 lock when that process dies, so a journal whose lock can be taken belongs to a dead process, and
 one whose lock is held belongs to a call still running (never recovered from under it).
+Under Pyodide (``sys.platform == "emscripten"``: a browser's Python, JupyterLite's kernel) there
+is no ``flock`` and no other process: the one process there is holds the lock in its memory
+(:data:`LOCKING`), which keeps a journal in use by a running call (say, one suspended on an
+approval) from being recovered, as ``flock`` does. Elsewhere, without ``flock``, an atomic call
+fails before it changes anything, saying why.
 
 The file is JSON lines: a header (format, version, working directory, call id, pid, time), then
 one entry per path. Bytes are base64. A last line cut short by a crash is ignored: its change had
@@ -29,10 +34,10 @@ import base64
 import contextlib
 import datetime
 import errno
-import fcntl
 import hashlib
 import json
 import os
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
@@ -138,19 +143,61 @@ def _line(obj: dict[str, Any]) -> bytes:
     return (json.dumps(obj, separators=(",", ":")) + "\n").encode("ascii")
 
 
+def _find_flock() -> Callable[[int], None] | None:
+    """``flock(fd, LOCK_EX | LOCK_NB)`` where the OS has it; else None.
+
+    Pyodide's standard library has no ``fcntl``, and the JupyterLite kernel puts an empty module
+    of that name in ``sys.modules`` (so ``import fcntl`` succeeds there and ``fcntl.flock`` does
+    not exist): what counts is the function, not the import.
+    """
+    try:
+        from fcntl import LOCK_EX, LOCK_NB, flock
+    except ImportError:
+        return None
+    return lambda fd: flock(fd, LOCK_EX | LOCK_NB)
+
+
+_FLOCK: Final = _find_flock()
+#: How a journal's lock is held on this platform, decided once at import: ``flock`` (the OS
+#: drops it when the holder dies), ``process`` (Emscripten: one process, the lock is a set in
+#: its memory), or ``none`` (an atomic call fails, see :func:`_no_locking`).
+LOCKING: Final[Literal["flock", "process", "none"]] = (
+    "flock" if _FLOCK is not None else "process" if sys.platform == "emscripten" else "none"
+)
+# The locks this process holds (``process`` locking): the paths of their ``.lock`` files.
+_HELD: set[str] = set()
+
+
+def _no_locking(path: str) -> JournalError:
+    return JournalError(
+        errno.ENOTSUP,
+        f"cannot lock the atomic transaction's journal {path}: this platform ({sys.platform}) has "
+        "no flock(2), which tells the journal of a running call from a dead one's; nothing was "
+        "changed (--transaction none works here: no journal, no rollback)",
+    )
+
+
 class _Lock:
-    """The ``flock`` beside a journal; held by the process whose attempt the journal covers."""
+    """The lock beside a journal (its ``.lock`` file); held by the process whose attempt the
+    journal covers: ``flock`` on that file, or, under Emscripten, an entry in :data:`_HELD`."""
 
     def __init__(self, journal: str) -> None:
         self.path = journal[: -len(".journal")] + ".lock"
         self.fd: int | None = None
 
     def acquire(self) -> bool:
-        """Take the lock without waiting; False when another open file holds it."""
+        """Take the lock without waiting; False when another open file (or call) holds it."""
+        if LOCKING == "none":
+            raise _no_locking(self.path)
+        if LOCKING == "process" and self.path in _HELD:
+            return False
         os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if _FLOCK is not None:
+                _FLOCK(fd)
+            else:
+                _HELD.add(self.path)
         except BlockingIOError:
             os.close(fd)
             return False
@@ -163,6 +210,7 @@ class _Lock:
     def release(self) -> None:
         if self.fd is not None:
             fd, self.fd = self.fd, None
+            _HELD.discard(self.path)
             os.close(fd)  # closing drops the flock
 
 

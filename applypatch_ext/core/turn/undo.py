@@ -401,11 +401,11 @@ def undo_call(
 ) -> UndoCall:
     """The undo (or redo) of ``call_id`` (default: the last call not undone, or the last one
     undone), ready to run, with the target's options (its sandbox, approval policy,
-    transaction) but none of its faults. Raises :class:`UndoError` for what cannot be asked
-    for.
+    transaction) but none of its faults and no ``review``. Raises :class:`UndoError` for
+    what cannot be asked for.
 
     The undo is a call of ``turn``, the target's turn, also when a later turn is the current
-    one: its events, its place and its TurnDiff are that turn's (docs/behaviour.md §11.7).
+    one: its events, its place and its TurnDiff are that turn's (docs/behaviour.md §11.8).
     ``later_turns``, the turns that came after it, are what ``force`` may not overwrite: a
     file that a call of theirs changed since stays a conflict (their TurnDiffs, folded from
     their deltas, would no longer say what is on disk).
@@ -455,7 +455,9 @@ def undo_call(
     call = UndoCall(
         turn,
         turn.next_call_id(),
-        options or replace(target.options, faults=()),
+        # --review is a review of the model's patch: an undo (the user's own request) asks
+        # only where the safety check asks (docs/behaviour.md §11.3)
+        options or replace(target.options, faults=(), review=False),
         CancellationToken(),
         kind=kind,
         target=target,

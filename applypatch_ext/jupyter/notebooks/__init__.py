@@ -1,8 +1,9 @@
 """Notebook files (``.ipynb``) as cells: a cell-level diff, its renderers, and validation.
 
 The modules: :mod:`._read` (a notebook's text as cells), :mod:`._match` (which cells are the
-same), :mod:`.diff` (:func:`notebook_diff`), :mod:`.views` (a call's and a turn's notebooks),
-:mod:`.check` (:func:`validate_notebook`), :mod:`.render` (the static views). Import from here.
+same), :mod:`.diff` (:func:`notebook_diff`), :mod:`.views` (a call's and a turn's notebooks,
+and what an undo or redo restores), :mod:`.check` (:func:`validate_notebook`), :mod:`.render`
+(the static views). Import from here.
 
 A patch edits a notebook as JSON text; a reader wants the cells. :func:`notebook_diff` takes
 the text before and after (None for a file that is added or deleted) and returns a plain,
@@ -47,6 +48,7 @@ from .views import (
     call_notebook_views,
     delta_notebook_diffs,
     proposed_notebook_diffs,
+    revert_notebook_diffs,
     tracker_notebook_diffs,
     turn_notebook_diffs,
 )
@@ -64,6 +66,7 @@ __all__ = [
     "render_call_notebooks_plain",
     "render_notebook_diff_html",
     "render_notebook_diff_markdown",
+    "revert_notebook_diffs",
     "tracker_notebook_diffs",
     "turn_notebook_diffs",
     "validate_notebook",

@@ -33,8 +33,8 @@ def _nbformat() -> Any:
     """nbformat, imported on first use: with jsonschema it takes about a second to load, which
     ``%load_ext applypatch_ext`` should not pay for a session that never touches a notebook.
 
-    None where it cannot be imported (the JupyterLite site: its jsonschema needs a compiled
-    ``rpds-py`` that no registry has for Pyodide): notebooks are then checked as JSON and cell by
+    None where it cannot be imported (the JupyterLite site has it, with jsonschema 4.17, whose
+    later versions need a compiled ``rpds-py``): notebooks are then checked as JSON and cell by
     cell (every cell an object with a valid ``cell_type``), without nbformat's schema.
     """
     try:

@@ -15,6 +15,7 @@ from ...core.apply.changes import (
     FileAdd,
     FileDelete,
 )
+from ...core.apply.revert import FileRecord
 from ...core.turn.options import CallStatus
 from ...core.turn.result import CallResult
 from ...core.turn.turn_diff import TurnDiffTracker
@@ -55,6 +56,42 @@ def _view(sides: _Sides) -> dict[str, Any]:
 def delta_notebook_diffs(delta: AppliedPatchDelta) -> list[dict[str, Any]]:
     """The cell diff of every notebook a committed delta touched, in delta order."""
     return [_view(sides) for sides in _delta_sides(delta)]
+
+
+def revert_notebook_diffs(
+    records: Mapping[str, FileRecord], paths: Iterable[str], *, redo: bool = False
+) -> list[dict[str, Any]]:
+    """The cell diff of every notebook an undo of these files would write back (from the state
+    the call left each in to its state before the call), or with ``redo`` what a redo would
+    put forward again, in the order of ``records`` (a call's ``file_states``) for ``paths``
+    among them. A move whose destination did not exist before shows as one moved notebook,
+    as the undo (or redo) writes it; any other file as its own change."""
+    wanted = set(paths)
+    picked = [r for p, r in records.items() if p in wanted]
+    by_path = {r.path: r for r in picked}
+    views: list[dict[str, Any]] = []
+    paired: set[str] = set()
+    for record in picked:
+        if record.path in paired:
+            continue
+        dest = by_path.get(record.moved_to or "")
+        if dest is not None and not dest.before.exists and not record.left.exists:
+            if not (is_notebook_path(record.path) or is_notebook_path(dest.path)):
+                continue
+            paired.add(dest.path)
+            if redo:  # forward again: the file goes from here to there
+                sides = (dest.path, record.path, record.before.content, dest.left.content)
+            else:  # back: the file at the destination comes home
+                sides = (record.path, dest.path, dest.left.content, record.before.content)
+            views.append(_view(sides))
+            continue
+        if not is_notebook_path(record.path):
+            continue
+        before, after = record.left.content, record.before.content
+        if redo:
+            before, after = after, before
+        views.append(_view((record.path, record.path, before, after)))
+    return views
 
 
 def proposed_notebook_diffs(

@@ -435,3 +435,23 @@ def test_an_earlier_turns_call_is_undone_in_its_turn_and_force_spares_later_turn
     second.undo("call-1", approver="approve")
     assert undo_call(first, "call-1", later_turns=[second]).run("approve").status == "completed"
     assert (root / "b.txt").read_text() == "b\n" and first.turn_diff() == ""
+
+
+def test_the_undo_of_a_reviewed_call_asks_only_where_safety_asks(
+    root: Path, tmp_path: Path
+) -> None:
+    """--review asks about the model's patch; its undo is the user's and is not reviewed."""
+    (root / "a.txt").write_text("a\n")
+    before = tree(root)
+    turn = turn_in(root, review=True)
+    reviewed = turn.run(patch("*** Update File: a.txt\n@@\n-a\n+A"), Decision.APPROVE)
+    assert reviewed.status == CallStatus.COMPLETED
+    assert EventType.APPLY_PATCH_APPROVAL_REQUEST in [e.event.type for e in reviewed.events]
+    undone = turn.undo()  # no approver: a request would stop it
+    assert undone.status == CallStatus.COMPLETED, undone.error
+    assert tree(root) == before
+    assert turn.redo().status == CallStatus.COMPLETED
+    # outside the root the safety check still asks, as for any undo
+    turn.run(patch("*** Add File: ../out.txt\n+out"), Decision.APPROVE)
+    assert turn.undo().status == CallStatus.AWAITING_APPROVAL
+    assert (tmp_path / "out.txt").exists()
