@@ -32,6 +32,7 @@ from ..core.turn.undo import (
     call_records,
     default_target,
     undo_call,
+    undo_turn_summary,
     undone_paths,
 )
 from .display import md_text, visible
@@ -240,16 +241,20 @@ def from_widget(source: CallView, content: Mapping[str, Any]) -> None:
             source.show_undo(outcome(pending))
             refresh(source.call.turn)
         return
+    problem = _malformed(content)
+    if problem is not None:  # never widened to every file, never forced by a stray string
+        source.show_undo({"kind": str(content.get("kind")), "status": "error", "error": problem})
+        return
     kind: Kind = "redo" if content.get("kind") == "redo" else "undo"
     only = content.get("only")
-    picked = [str(p) for p in only] if isinstance(only, list) else None
+    picked = list(only) if isinstance(only, list) else None
     try:
         view = start(
             source.call.turn,
             source.call.call_id,
             kind=kind,
             only=picked,
-            force=bool(content.get("force")),
+            force=content.get("force") is True,
             widget=False,
             show=False,
             where=f"{kind} of {source.call.call_id}",
@@ -264,6 +269,18 @@ def from_widget(source: CallView, content: Mapping[str, Any]) -> None:
         return
     source.pending_undo = view
     source.show_undo(outcome(view))
+
+
+def _malformed(content: Mapping[str, Any]) -> str | None:
+    """What is wrong with an Undo / Redo message the widget would not send, or None."""
+    kind, only, force = content.get("kind"), content.get("only"), content.get("force", False)
+    if kind not in ("undo", "redo"):
+        return f"kind: 'undo' or 'redo', not {kind!r:.80}"
+    if only is not None and not (isinstance(only, list) and all(isinstance(p, str) for p in only)):
+        return f"only: give a list of the call's files, not {only!r:.80}"
+    if not isinstance(force, bool):
+        return f"force: give true or false, not {force!r:.80}"
+    return None
 
 
 def _choice(
@@ -527,7 +544,8 @@ class UndoMagics(Magics):
 
 def undo_whole_turn(where: str = "%apply_patch_turn --undo") -> list[CallView]:
     """Every call of the current turn, newest first, each undone as a call with its view;
-    stops at the first undo that does not complete (it shows why)."""
+    stops at the first undo that does not complete (it shows why), then says what it undid,
+    what it did not and how to go on (:func:`~..core.turn.undo.undo_turn_summary`)."""
     turn = _current_turn(where)
     views: list[CallView] = []
     while True:
@@ -535,13 +553,19 @@ def undo_whole_turn(where: str = "%apply_patch_turn --undo") -> list[CallView]:
             undo_call_check = _default_undo(turn)
         except UndoError as exc:
             if views:
-                return views
+                break
             raise UsageError(f"{where}: {exc}") from None
+        if any(isinstance(v.call, UndoCall) and v.call.target_id == undo_call_check for v in views):
+            break  # undone already and still offered: never loop
         view = start(turn, undo_call_check, kind="undo", where=where)
         views.append(view)
         result = view.call.result
         if result is None or result.status != CallStatus.COMPLETED:
-            return views
+            break
+    summary = undo_turn_summary(turn, [v.call for v in views], where)
+    markdown = "  \n".join(md_text(line) for line in summary.split("\n"))  # hard line breaks
+    display({"text/plain": summary, "text/markdown": markdown}, raw=True)
+    return views
 
 
 def _default_undo(turn: Turn) -> str:

@@ -70,7 +70,11 @@ def test_tour_notebook_runs_in_lab(
     for index, status in enumerate(STATUSES):
         expect(widgets.nth(index).get_by_test_id("applypatch-status")).to_have_text(status)
     first = widgets.nth(0)
-    expect(first.get_by_test_id("applypatch-turn-diff")).to_contain_text("hello.py")
+    # the turn's diff is closed under the call's own changes, and built when opened
+    turn_diff = first.get_by_test_id("applypatch-turn-diff")
+    expect(turn_diff).not_to_contain_text("hello.py")
+    turn_diff.locator("summary").first.click()
+    expect(turn_diff).to_contain_text("hello.py")
     expect(first.get_by_test_id("applypatch-delta")).to_contain_text("lib/util.py")
 
     # the AskUser call shows its buttons, and a click resumes it

@@ -203,8 +203,14 @@ OTHERS = {
     "03_verify_safety_apply.ipynb": (["error", "dry-run"], 0),
     "05_turn_diff.ipynb": (["completed"] * 8, 2),  # git apply, twice
     "06_streaming_from_a_model.ipynb": (["completed", "declined"], 1),  # running weather.py
+    # review, decline, undo, the second change, its conflict, the other files, --force, redo,
+    # the whole turn undone
+    "07_review_and_undo.ipynb": (
+        ["completed", "declined", "completed", "completed", "error"] + ["completed"] * 4,
+        0,
+    ),
     "08_replay_a_codex_session.ipynb": (["completed"], 1),  # python -m applypatch_ext replay
-    "09_notebook_files.ipynb": (["completed", "error", "error"], 0),
+    "09_notebook_files.ipynb": (["completed", "error", "error", "completed"], 0),
 }
 SKIPPED = "skipped in the browser: "
 STREAMS = """() => window.jupyterapp.shell.currentWidget.content.widgets

@@ -13,6 +13,7 @@ import asyncio
 import json
 import types
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,13 @@ class LiteShell:
         self.kernel = types.SimpleNamespace(lite_transform_manager=manager)
 
 
+def run(coroutine: Any) -> Any:
+    """Run ``coroutine`` to its end in a loop of its own, on a thread: the browser tests of the
+    same pytest run leave Playwright's event loop running on this one."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
 def bad_cell() -> str:
     cells = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
     (cell,) = [c for c in cells if "".join(c["source"]).startswith("%%apply_patch bad")]
@@ -49,7 +57,7 @@ def bad_cell() -> str:
 def test_the_kernel_alone_cannot_take_the_cell(lite_site: Path) -> None:
     manager = lite_transform_manager(lite_site)
     with pytest.raises(IndentationError, match="unindent does not match"):
-        asyncio.run(manager.transform_cell(bad_cell()))
+        run(manager.transform_cell(bad_cell()))
 
 
 def test_guarded_cell_magics_pass_untouched(lite_site: Path) -> None:
@@ -59,11 +67,11 @@ def test_guarded_cell_magics_pass_untouched(lite_site: Path) -> None:
     guarded = manager.do_token_transforms
     assert guard_lite_kernel(shell) is True and manager.do_token_transforms is guarded  # once
     cell = bad_cell()
-    assert asyncio.run(manager.transform_cell(cell)) == cell
+    assert run(manager.transform_cell(cell)) == cell
     # Python cells still go through the kernel's transforms (and their errors, as before)
-    assert asyncio.run(manager.transform_cell("x = 1")) == "x = 1\n"
+    assert run(manager.transform_cell("x = 1")) == "x = 1\n"
     with pytest.raises(IndentationError):
-        asyncio.run(manager.transform_cell("if x:\n        a = 1\n    b = 2\n"))
+        run(manager.transform_cell("if x:\n        a = 1\n    b = 2\n"))
 
 
 def test_other_kernels_are_left_alone() -> None:

@@ -18,7 +18,7 @@ import hashlib
 import posixpath
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Final
 
 from ..errors import ApplyPatchError, IoError
 from ..interrupts import checkpoint, interrupt_gate
@@ -216,6 +216,23 @@ def _check(fs: Filesystem, steps: Sequence[RevertStep]) -> None:
         )
 
 
+#: The errors of opening a file for writing: a write that fails with one wrote nothing.
+_REFUSED: Final = frozenset(
+    {
+        errno.EACCES,
+        errno.EPERM,
+        errno.EISDIR,
+        errno.ENOTDIR,
+        errno.ELOOP,
+        errno.EROFS,
+        errno.ENXIO,
+        errno.ETXTBSY,
+        errno.ENAMETOOLONG,
+        errno.ENOENT,
+    }
+)
+
+
 class _Writer:
     def __init__(self, fs: Filesystem) -> None:
         self.fs = fs
@@ -228,6 +245,7 @@ class _Writer:
         self.added: list[str] = []
         self.modified: list[str] = []
         self.deleted: list[str] = []
+        self.unknown: list[str] = []
 
     def mode(self, path: str) -> int | None:
         if self.modes is None:
@@ -237,11 +255,14 @@ class _Writer:
         except OSError:
             return None
 
-    def write(self, step: RevertStep) -> tuple[str, ...]:
+    def write(self, step: RevertStep, now: FileState | None) -> tuple[str, ...]:
+        """Write the step's target state; if that fails, put the file back as it was
+        (``now``), so that a full disk or a failed mode leaves no torn file (:meth:`_put_back`)."""
         fs, path = self.fs, step.path
         assert step.target.content is not None
         data = step.target.content.encode("utf-8")
         created: list[str] = []
+        wrote = False
         try:
             try:
                 fs.write_bytes(path, data)
@@ -255,14 +276,68 @@ class _Writer:
                 except OSError as exc:
                     raise IoError(f"Failed to create parent directories for {path}", exc) from exc
                 fs.write_bytes(path, data)
+            wrote = True
             target_mode = step.target.mode
             modes = self.modes
             if target_mode is not None and modes is not None and self.mode(path) != target_mode:
                 modes.set_mode(path, target_mode)
-        except OSError as exc:
-            self.exact = False
+        except (OSError, IoError) as exc:
+            # A write refused when opening (a sandbox denial, a symlink refused, a directory in
+            # the way) or never begun (its directories could not be made) wrote nothing; any
+            # other failure (ENOSPC, EIO) may have left part of the file.
+            refused = not wrote and (isinstance(exc, IoError) or exc.errno in _REFUSED)
+            self._put_back(path, None if refused else now, created, untouched=refused)
+            if isinstance(exc, IoError):
+                raise
             raise IoError(f"Failed to write file {path}", exc) from exc
         return tuple(reversed(created))
+
+    def _put_back(
+        self, path: str, now: FileState | None, created: Sequence[str], *, untouched: bool
+    ) -> None:
+        """After a failed write: the file as it was before it (absent, or its bytes and mode),
+        and the directories created for it removed (those left empty). Nothing to put back when
+        the write changed nothing (``untouched``: refused when opening, or the same bytes); the
+        delta is inexact, naming the path, only when the file may have changed and cannot be
+        put back."""
+        fs = self.fs
+        after = None if untouched else read_state(fs, path)
+        if untouched or (now is not None and after is not None and after.content == now.content):
+            untouched = True
+        else:
+            try:
+                if now is None:
+                    raise OSError(errno.EIO, "its state before the write is unknown")
+                if now.content is None:
+                    fs.remove_file(path)
+                else:
+                    fs.write_bytes(path, now.content.encode("utf-8"))
+            except FileNotFoundError:
+                pass
+            except OSError:
+                self.lose(path)
+                return
+        modes, mode = self.modes, None if now is None else now.mode
+        if untouched and mode is not None and modes is not None and self.mode(path) != mode:
+            # the bytes went through (the same as before), then setting the mode failed
+            try:
+                modes.set_mode(path, mode)
+            except OSError:
+                self.lose(path)
+                return
+        for directory in created:  # deepest first; one that holds something stays
+            try:
+                fs.remove_dir(directory)
+            except FileNotFoundError:
+                continue  # not created after all (the creation failed before it)
+            except OSError:
+                break
+
+    def lose(self, path: str) -> None:
+        """Something happened at ``path`` that the delta cannot describe."""
+        self.exact = False
+        if path not in self.unknown:
+            self.unknown.append(path)
 
     def remove(self, step: RevertStep) -> None:
         fs, path = self.fs, step.path
@@ -294,7 +369,7 @@ class _Writer:
                 )
                 self.deleted.append(step.shown)
             return
-        created = self.write(step)
+        created = self.write(step, now)
         mode = self.mode(step.path)
         pending = self.moving.pop(step.path, None)
         if pending is not None:  # the move's source is rewritten: the move is complete
@@ -359,9 +434,8 @@ def apply_steps(steps: Sequence[RevertStep], fs: Filesystem) -> ApplyOutcome:
             affected = AffectedPaths(
                 tuple(writer.added), tuple(writer.modified), tuple(writer.deleted)
             )
-            return ApplyOutcome(
-                AppliedPatchDelta(tuple(writer.changes), writer.exact), affected, error
-            )
+            delta = AppliedPatchDelta(tuple(writer.changes), writer.exact, tuple(writer.unknown))
+            return ApplyOutcome(delta, affected, error)
 
         try:
             _check(fs, steps)

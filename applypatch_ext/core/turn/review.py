@@ -14,6 +14,8 @@ the move. Keys are the paths as the patch writes them (the source path of a move
 
 from __future__ import annotations
 
+import reprlib
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -30,6 +32,33 @@ from .options import Accept
 NOT_APPLIED: Final = "not applied, by the user: "
 #: Before the reason of a decline, on the line after ``patch rejected by user``.
 DECLINE_REASON: Final = "The user's reason: "
+#: A decline's reason is cut after this many characters as shown (docs/behaviour.md §6.9).
+MAX_REASON_CHARS: Final = 2000
+#: The indentation of a reason's further lines: none of them can pass for a line of the output.
+REASON_INDENT: Final = "  "
+#: Characters shown escaped in a reason: bidi controls and the Unicode line separators (the C0
+#: and C1 controls, DEL included, are too: see :func:`_shown_char`).
+_ESCAPED: Final = frozenset(
+    "\u061c\u200e\u200f\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+
+
+class _Brief(reprlib.Repr):
+    """``repr`` cut short: a value quoted in an error message stays a few dozen characters, and
+    an integer too long for ``str`` (Python's 4300-digit limit) is described, not converted."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxstring = self.maxother = 80
+        self.maxlist = self.maxtuple = self.maxset = self.maxfrozenset = self.maxdict = 6
+
+    def repr_int(self, x: int, level: int) -> str:
+        if x.bit_length() <= 64:
+            return repr(x)
+        return f"(an integer of about {int(x.bit_length() * 0.30103) + 1} digits)"
+
+
+_brief = _Brief().repr
 
 
 def _chunk_counts(parsed: ParsedPatch) -> dict[str, int]:
@@ -103,10 +132,16 @@ def normalize_selection(parsed: ParsedPatch, accept: Accept) -> Selection:
     whole = _whole_only(parsed)
     valid_paths = ", ".join(counts)
     keep: dict[str, frozenset[int]] = {path: frozenset() for path in counts}
+    moves = {h.move_path: h.path for h in parsed.hunks if isinstance(h, UpdateFile) and h.move_path}
     for path, value in accept.items():
+        if path not in counts and path in moves:
+            raise ValueError(
+                f"accept: {_brief(path)} is where {moves[path]} moves to: name the move by its "
+                f"source path, {moves[path]}; the patch's paths are: {valid_paths}"
+            )
         if path not in counts:
             raise ValueError(
-                f"accept: {path!r} is not a path of this patch; its paths are: {valid_paths}"
+                f"accept: {_brief(path)} is not a path of this patch; its paths are: {valid_paths}"
             )
         count = counts[path]
         if isinstance(value, bool):
@@ -117,21 +152,24 @@ def normalize_selection(parsed: ParsedPatch, accept: Accept) -> Selection:
             continue
         if isinstance(value, str | bytes) or not isinstance(value, Sequence | set | frozenset):
             raise ValueError(
-                f"accept: {path!r}: give True, False or a list of chunk indexes, not {value!r}"
+                f"accept: {_brief(path)}: give True, False or a list of chunk indexes, not "
+                f"{_brief(value)}"
             )
         if path in whole:
             raise ValueError(
-                f"accept: {path!r} is {whole[path]}: accept it whole (True) or not at all "
+                f"accept: {_brief(path)} is {whole[path]}: accept it whole (True) or not at all "
                 "(False), not by chunk"
             )
         indexes: set[int] = set()
         for item in value:
             if isinstance(item, bool) or not isinstance(item, int):
-                raise ValueError(f"accept: {path!r}: chunk indexes are integers, got {item!r}")
+                raise ValueError(
+                    f"accept: {_brief(path)}: chunk indexes are integers, got {_brief(item)}"
+                )
             if not 0 <= item < count:
                 raise ValueError(
-                    f"accept: {path!r}: chunk index {item} is out of range; it has {count} "
-                    f"chunk{'s' if count != 1 else ''}, indexes 0 to {count - 1}"
+                    f"accept: {_brief(path)}: chunk index {_brief(item)} is out of range; it has "
+                    f"{count} chunk{'s' if count != 1 else ''}, indexes 0 to {count - 1}"
                 )
             indexes.add(item)
         keep[path] = frozenset(indexes)
@@ -195,6 +233,44 @@ def select_hunks(parsed: ParsedPatch, selection: Selection) -> ParsedPatch | Non
     return parse_patch(render_patch(hunks, parsed.environment_id))
 
 
+def _shown_lines(
+    parsed: ParsedPatch, cwd: str, fs: Filesystem, line_endings: LineEndings
+) -> dict[tuple[str, int], int]:
+    """Per (path as written, chunk index), the 1-based line where the review shows it matched."""
+    return {
+        (entry["path"], chunk["index"]): chunk["line"]
+        for entry in review_files(parsed, cwd, fs, line_endings)
+        for chunk in entry["chunks"]
+        if chunk["line"] is not None
+    }
+
+
+def moved_chunks(
+    parsed: ParsedPatch,
+    selection: Selection,
+    selected: ParsedPatch,
+    cwd: str,
+    fs: Filesystem,
+    line_endings: LineEndings = LineEndings.PRESERVE,
+) -> list[str]:
+    """The kept chunks that the patch of the selected hunks matches at other lines than the
+    whole patch does (what the review showed): the chunks of a file are sought in order, each
+    from where the one before matched, so dropping a chunk can let a later one match earlier
+    lines. One text per chunk, ``a.py chunk 2 of 3 (shown at line 40, now line 12)``."""
+    shown = _shown_lines(parsed, cwd, fs, line_endings)
+    now = _shown_lines(selected, cwd, fs, line_endings)
+    moved: list[str] = []
+    for path, count in selection.counts.items():
+        for new_index, index in enumerate(sorted(i for i in selection.keep[path] if i >= 0)):
+            before, after = shown.get((path, index)), now.get((path, new_index))
+            if before is not None and after is not None and before != after:
+                moved.append(
+                    f"{path} chunk {index + 1} of {count} (shown at line {before}, now line "
+                    f"{after})"
+                )
+    return moved
+
+
 def not_applied(selection: Selection) -> list[str]:
     """The model-visible lines of what the user left out, in patch order."""
     lines: list[str] = []
@@ -209,10 +285,44 @@ def not_applied(selection: Selection) -> list[str]:
     return lines
 
 
+def _shown_char(char: str) -> str:
+    """A character of a reason as the model gets it: a control character escaped as Python
+    writes it (``\\x1b``, ``\\r``, ``\\u202e``), so that no ANSI sequence, carriage return
+    or bidi override reaches a terminal or the model raw; a tab and every other one as it is."""
+    if char == "\t" or (unicodedata.category(char) != "Cc" and char not in _ESCAPED):
+        return char
+    return repr(char)[1:-1]
+
+
+def clean_reason(reason: str | None) -> str | None:
+    """A decline's reason as the model, the events and stderr get it (docs/behaviour.md §6.9):
+    trimmed (None when blank), control characters escaped, each line trimmed at its end and
+    every line after the first indented by :data:`REASON_INDENT` (so no line of it reads as an
+    ``Exit code:`` or ``Output:`` line of the tool's output), and cut after
+    :data:`MAX_REASON_CHARS` characters as shown, saying how many more there were."""
+    text = (reason or "").replace("\r\n", "\n").strip()
+    if not text:
+        return None
+    shown: list[str] = []
+    size = 0
+    cut = 0
+    for index, char in enumerate(text):
+        piece = "\n" if char == "\n" else _shown_char(char)
+        if size + len(piece) > MAX_REASON_CHARS:
+            cut = len(text) - index
+            break
+        shown.append(piece)
+        size += len(piece)
+    lines = [line.rstrip() for line in "".join(shown).split("\n")]
+    body = "\n".join([lines[0], *(REASON_INDENT + line if line else "" for line in lines[1:])])
+    return body if not cut else f"{body} ... ({cut} more characters not shown)"
+
+
 def declined_text(rejected: str, reason: str | None) -> str:
-    """The reference's decline text, then the user's reason (if any) on its own line."""
-    reason = (reason or "").strip()
-    return rejected if not reason else f"{rejected}\n{DECLINE_REASON}{reason}"
+    """The reference's decline text, then the user's reason (if any, :func:`clean_reason`) on
+    its own line."""
+    cleaned = clean_reason(reason)
+    return rejected if cleaned is None else f"{rejected}\n{DECLINE_REASON}{cleaned}"
 
 
 def review_files(

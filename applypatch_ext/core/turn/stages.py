@@ -48,7 +48,7 @@ from .events import (
 from .faults import FaultyFilesystem, parse_fault
 from .options import Answer, CallStatus, Decision, PipelineOptions
 from .result import Stop, _failure_detail, _is_sandbox_denial, model_output
-from .review import Selection, declined_text
+from .review import Selection, clean_reason, declined_text
 from .safety import AskUser, AutoApprove, Reject, SafetyCheck, assess_patch_safety, hunk_write_paths
 from .sandbox import GrantedFilesystem, NoFollowFilesystem, SandboxedFilesystem
 
@@ -333,7 +333,7 @@ def record_decision(
     """Emit the decision (with the selection accepted, or the reason of a decline), remember a
     grant for the session; returns whether it approves."""
     decision = answer.decision
-    reason = (answer.reason or "").strip() or None
+    reason = clean_reason(answer.reason)
     ctx.emit(
         ApplyPatchApprovalDecision(
             ctx.call_id,
@@ -354,8 +354,14 @@ DECLINED: Final = Ending(
 #: Why a call asks again after a file it touches changed while it waited (docs/behaviour.md
 #: §6.8); the paths follow.
 CHANGED_WHILE_WAITING: Final = "changed while the call waited for approval, so the diff is new: "
+#: After :data:`CHANGED_WHILE_WAITING` and its paths, when the approval had a selection: it is
+#: kept for the new request (docs/behaviour.md §6.8).
+SELECTION_STANDS: Final = "; the selection already given stands, unless this answer gives another"
 #: Why the selected hunks of a patch are asked for (docs/behaviour.md §6.7).
 SELECTION_REASON: Final = "the selected hunks only: a new patch, verified and assessed again"
+#: Why the selected hunks are asked for when, without the chunks left out, a kept chunk matches
+#: other lines than the review showed (docs/behaviour.md §6.7); the chunks and lines follow.
+SELECTION_MOVED: Final = "the selected hunks match other lines than the review showed: "
 
 
 def declined(reason: str | None) -> Ending:

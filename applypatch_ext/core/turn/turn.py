@@ -68,7 +68,13 @@ from .options import (
 )
 from .preview import ApplyPatchArgumentDiffConsumer
 from .result import CallResult, Progress, Stop, build_result
-from .review import normalize_selection, not_applied, review_files, select_hunks
+from .review import (
+    moved_chunks,
+    normalize_selection,
+    not_applied,
+    review_files,
+    select_hunks,
+)
 from .safety import Reject, hunk_write_paths
 from .stages import (
     ENVIRONMENT_UNAVAILABLE,
@@ -130,12 +136,6 @@ class Turn:
     def multi_environment(self) -> bool:
         return len(self.environments) > 1
 
-    def next_call_id(self) -> str:
-        """A new call id of this turn (``call-1``, ``call-2``, ...): each id is handed out once,
-        to a call this turn starts or to one made elsewhere and appended to :attr:`calls` (an
-        undo)."""
-        return f"call-{next(self._ids)}"
-
     def call(
         self,
         *,
@@ -146,12 +146,21 @@ class Turn:
         """Start a call whose input will be streamed with ``push_delta``."""
         call = ApplyPatchCall(
             self,
-            call_id or self.next_call_id(),
+            call_id or self.fresh_call_id(),
             options or self.options,
             cancel or CancellationToken(),
         )
         self.calls.append(call)
         return call
+
+    def fresh_call_id(self) -> str:
+        """``call-N`` with the next N that no call of the turn has: a call named by its caller
+        (a replayed call, an agent's) may have taken it, and two calls never share an id."""
+        taken = {call.call_id for call in self.calls}
+        while True:
+            candidate = f"call-{next(self._ids)}"
+            if candidate not in taken:
+                return candidate
 
     def run(
         self,
@@ -490,13 +499,15 @@ class ApplyPatchCall:
         Returns what the attempts run and their grant, or how the call ends without them.
         """
         shown, reason, first = changes, None, True
+        standing: Accept | None = None  # a selection given before the diff changed: it stands
         while True:
             answer = yield self._ask(
                 prepared, approval.paths, shown, retry=False, reason=reason, first=first
             )
+            accept = answer.accept if answer.accept is not None else standing
             selection = None
-            if first and answer.accept is not None and answer.decision.approved:
-                selection = normalize_selection(prepared.parsed, answer.accept)
+            if first and accept is not None and answer.decision.approved:
+                selection = normalize_selection(prepared.parsed, accept)
             keys = approval.keys
             if selection is not None and not selection.everything:
                 # "for session" grants what the selection writes, not what it left out
@@ -513,6 +524,9 @@ class ApplyPatchCall:
                 reason = stages.CHANGED_WHILE_WAITING + stages.changed_paths(
                     shown, now, prepared.cwd
                 )
+                if selection is not None and not selection.everything:
+                    standing = accept  # the same patch, the same chunks: it still fits
+                    reason += stages.SELECTION_STANDS
                 prepared, shown = fresh, now
                 self._advance(proposed=fresh.action)
                 continue
@@ -526,11 +540,21 @@ class ApplyPatchCall:
             selected = self._prepare_selection(prepared, sub)
             if isinstance(selected, Ending):
                 return selected
+            # a kept chunk that would match other lines than the review showed is asked about
+            moved = moved_chunks(
+                prepared.parsed,
+                selection,
+                sub,
+                prepared.cwd,
+                self.turn.fs,
+                self.options.line_endings,
+            )
             prepared, first = selected, False
-            approval = stages.plan_approval(self.turn, prepared)
+            approval = stages.plan_approval(self.turn, prepared, review=bool(moved))
             if not approval.ask:
                 return prepared, approval
-            shown, reason = changes_to_json(prepared.action.changes), stages.SELECTION_REASON
+            shown = changes_to_json(prepared.action.changes)
+            reason = stages.SELECTION_MOVED + "; ".join(moved) if moved else stages.SELECTION_REASON
 
     def _reverify(self, prepared: Prepared) -> Prepared | Ending:
         """Verify the patch again, now (a file may have changed while the call waited)."""

@@ -133,6 +133,11 @@ def changed_later(later: Iterable[Turn], paths: Iterable[str]) -> dict[str, Appl
     return found
 
 
+def _a(kind: Kind) -> str:
+    """``an undo``, ``a redo``."""
+    return "an undo" if kind == "undo" else "a redo"
+
+
 def _is_undo(call: ApplyPatchCall) -> bool:
     return isinstance(call, UndoCall)
 
@@ -148,18 +153,12 @@ def undone_paths(turn: Turn, call_id: str) -> set[str]:
     """The paths of ``call_id`` an undo put back and no redo took forward again."""
     undone: set[str] = set()
     for call in turn.calls:
-        if not isinstance(call, UndoCall) or call.target_id != call_id or call.result is None:
+        if not isinstance(call, UndoCall) or call.target_id != call_id:
             continue
-        for change in call.result.delta.changes:
-            paths = {change.path}
-            move = getattr(change, "move_path", None)
-            if move is not None:
-                paths.add(move)
-            paths &= set(call.plan_paths)
-            if call.kind == "undo":
-                undone |= paths
-            else:
-                undone -= paths
+        if call.kind == "undo":
+            undone |= call.settled
+        else:
+            undone -= call.settled
     return undone
 
 
@@ -279,6 +278,9 @@ class UndoCall(ApplyPatchCall):
         self.steps = _steps(records, paths, kind, self.shown)
         self.plan_paths = tuple(s.path for s in self.steps)
         self.conflicts: tuple[Conflict, ...] = ()
+        #: the paths its attempts left in the state it puts them in: written, or found so
+        #: (a file put back by hand), and not rolled back (docs/behaviour.md §11.5)
+        self.settled: set[str] = set()
         self.patch = describe(self.steps)
         try:
             parse_patch(self.patch)
@@ -357,7 +359,7 @@ class UndoCall(ApplyPatchCall):
         by hunks, since its patch only describes the states it restores."""
         if answer.accept is not None:
             raise ValueError(
-                f"an {self.kind} restores whole files: it cannot apply a selection of hunks; "
+                f"{_a(self.kind)} restores whole files: it cannot apply a selection of hunks; "
                 "pick its files with only= (%apply_patch_undo --only PATH) and approve or "
                 "decline it whole"
             )
@@ -386,6 +388,11 @@ class UndoCall(ApplyPatchCall):
             self._ctx, prepared, sandboxed=sandboxed, approved=approved, writer=self._write
         )
         self._advance(delta=self._progress.delta.append(outcome.delta))
+        # read after the attempt: an atomic one that failed has been rolled back by now
+        for step in self.steps:
+            now = read_state(self.turn.fs, step.path)
+            if now is not None and now.matches(step.target):
+                self.settled.add(step.path)
         return outcome
 
 
@@ -413,7 +420,7 @@ def undo_call(
     target = default_target(turn, kind) if call_id is None else _find(turn, call_id)
     if isinstance(target, UndoCall):
         raise UndoError(
-            f"{target.call_id} is an {target.kind} of {target.target_id}: "
+            f"{target.call_id} is {_a(target.kind)} of {target.target_id}: "
             f"{'redo' if target.kind == 'undo' else 'undo'} {target.target_id} instead"
         )
     if target.result is None or target.result.status == CallStatus.AWAITING_APPROVAL:
@@ -432,6 +439,9 @@ def undo_call(
     shown = describe_paths(records, cwd)
     if only is not None:
         picked = _resolve_only(only, records, cwd)
+        if not picked:
+            names = ", ".join(shown[p] for p in records)
+            raise UndoError(f"{kind} of {target.call_id}: only= names no file; its files: {names}")
         stray = picked - candidates
         if stray:
             state = "already undone" if kind == "undo" else "not undone"
@@ -454,7 +464,7 @@ def undo_call(
         )
     call = UndoCall(
         turn,
-        turn.next_call_id(),
+        turn.fresh_call_id(),
         # --review is a review of the model's patch: an undo (the user's own request) asks
         # only where the safety check asks (docs/behaviour.md §11.3)
         options or replace(target.options, faults=(), review=False),
@@ -509,6 +519,7 @@ def undo_turn(
     """Undo every call of the turn, newest first, each as its own call; stops at the first undo
     that does not complete (a conflict, a decline, a failure, a wait for approval)."""
     results: list[CallResult] = []
+    targets: set[str] = set()
     while True:
         try:
             call = undo_call(turn, force=force)
@@ -516,18 +527,74 @@ def undo_turn(
             if results:
                 return results
             raise
+        if call.target_id in targets:  # undone already and still offered: never loop
+            turn.calls.remove(call)
+            return results
+        targets.add(call.target_id)
         result = call.run(approver)
         results.append(result)
         if result.status != CallStatus.COMPLETED:
             return results
 
 
+def not_undone(turn: Turn) -> list[str]:
+    """The calls of ``turn`` with committed changes not undone yet, newest first."""
+    return [
+        call.call_id
+        for call in reversed(turn.calls)
+        if not _is_undo(call) and set(call_records(call)) - undone_paths(turn, call.call_id)
+    ]
+
+
+def undo_turn_summary(turn: Turn, undos: Sequence[ApplyPatchCall], where: str) -> str:
+    """What undoing a whole turn did (docs/behaviour.md §11.3): the calls undone, and when an
+    undo did not complete, where it stopped, why, the calls not undone and how to go on."""
+    done = [
+        call.target_id
+        for call in undos
+        if isinstance(call, UndoCall)
+        and call.result is not None
+        and call.result.status == CallStatus.COMPLETED
+    ]
+    last = undos[-1] if undos else None
+    if last is None or (last.result is not None and last.result.status == CallStatus.COMPLETED):
+        left = not_undone(turn)
+        rest = (
+            f"nothing of {turn.turn_id} is left to undo"
+            if not left
+            else f"not undone: {', '.join(left)}"
+        )
+        return f"{where}: undone: {', '.join(done) or 'nothing'}; {rest}"
+    assert isinstance(last, UndoCall)
+    result = last.result
+    if result is None or result.status == CallStatus.AWAITING_APPROVAL:
+        why = "waits for approval"
+        way = f"answer it, then run {where} again for the rest"
+    else:
+        first = (result.error or "").strip().split("\n", 1)[0]
+        why = f"ended {result.status}" + (f" ({first})" if first else "")
+        way = (
+            f"undo {last.target_id} by itself (%apply_patch_undo {last.target_id} with --only PATH "
+            f"or --force), then run {where} again for the rest"
+        )
+    return "\n".join(
+        [
+            f"{where} stopped at {last.target_id}: its undo {last.call_id} {why}",
+            f"undone: {', '.join(done) or 'nothing'}",
+            f"not undone: {', '.join(not_undone(turn)) or 'nothing'}",
+            way,
+        ]
+    )
+
+
 __all__ = [
     "Conflict",
     "UndoCall",
     "UndoError",
+    "not_undone",
     "redo",
     "undo",
     "undo_call",
     "undo_turn",
+    "undo_turn_summary",
 ]

@@ -394,12 +394,12 @@ def test_an_undo_waiting_for_approval_takes_no_selection_of_hunks(
 
 def test_undo_calls_are_numbered_by_the_turns_public_counter(root: Path) -> None:
     turn = turn_in(root)
-    assert turn.next_call_id() == "call-1"  # handed out once: the next call is call-2
+    assert turn.fresh_call_id() == "call-1"  # handed out once: the next call is call-2
     turn.run(patch("*** Add File: a.txt\n+a"), "approve")
     call = undo_call(turn)
     assert [c.call_id for c in turn.calls] == ["call-2", "call-3"]
     assert call.call_id == "call-3" and call.target_id == "call-2"
-    assert turn.next_call_id() == "call-4"
+    assert turn.fresh_call_id() == "call-4"
 
 
 def test_an_earlier_turns_call_is_undone_in_its_turn_and_force_spares_later_turns(
