@@ -6,7 +6,7 @@
  * and CDN imports fail). Python (`applypatch_ext/jupyter/widget.py`) owns the state: this module
  * only renders the synced traits, re-rendering a section when one of its traits changes, and
  * sends messages back: `{type: "approval", decision}` when an approval button is clicked (with
- * `accept`, the files and chunks left selected, for "Apply selected"; with `reason`, the text
+ * `accept`, the files and chunks left ticked, when a review has some unticked; with `reason`, the text
  * beside Decline, for a decline that has one), and `{type: "undo", kind}` /
  * `{type: "undo-approval", decision}` from the Undo and Redo buttons.
  * It never decides what a status or a stage means: Python sends it (the `vocabulary` trait:
@@ -108,9 +108,11 @@ export function stageList(vocabulary) {
 /**
  * The answers an approval button can send (Python's `Decision`), in the order of the buttons,
  * each with its label and the button's test id: the vocabulary's `decisions` (entries without a
- * decision are dropped; without a vocabulary, a saved state, there is no button to click).
+ * decision are dropped; without a vocabulary, a saved state, there is no button to click). An
+ * approving answer has a `selectedLabel` too: its button's words while some files or chunks of
+ * a review are unticked, when it approves the ticked ones only (see approvalSection).
  * @param {unknown} vocabulary
- * @returns {{decision: string, label: string, testid: string, approves: boolean}[]}
+ * @returns {{decision: string, label: string, testid: string, approves: boolean, selectedLabel: string}[]}
  */
 export function decisionList(vocabulary) {
   return arr(obj(vocabulary).decisions)
@@ -121,19 +123,31 @@ export function decisionList(vocabulary) {
       label: str(d.label) || d.decision,
       testid: str(d.testid) || `applypatch-${d.decision}`,
       approves: d.approves !== false,
+      selectedLabel: d.approves !== false ? str(d.selected_label) || `${str(d.label) || d.decision} selected` : "",
     }));
 }
 
 /**
- * The "Apply selected" button of a review (the vocabulary's `apply_selected`): the decision it
- * sends with the selection; null without one (a saved state).
- * @param {unknown} vocabulary
- * @returns {{decision: string, label: string, testid: string} | null}
+ * What the approving buttons say and do for the ticks of a review: everything ticked, the plain
+ * answer; some unticked, the ticked ones only, with the count (`Approve selected (3 of 5)`) and
+ * what is left out, in the words the model will read (`a.txt chunk 2 of 3`); nothing ticked, no
+ * approval at all (the buttons are off: Decline is the answer). Pure: approvalSection renders it.
+ * @param {{kept: number, total: number, left: string[]} | null} ticks null: no review to follow
+ * @returns {{partial: boolean, none: boolean, suffix: string, hint: string}}
  */
-export function selectionButton(vocabulary) {
-  const d = obj(obj(vocabulary).apply_selected);
-  if (typeof d.decision !== "string" || d.decision === "") return null;
-  return { decision: d.decision, label: str(d.label) || d.decision, testid: str(d.testid) || "applypatch-apply-selected" };
+export function tickState(ticks) {
+  if (!ticks || ticks.total === 0 || ticks.kept === ticks.total)
+    return { partial: false, none: false, suffix: "", hint: "" };
+  if (ticks.kept === 0)
+    return { partial: true, none: true, suffix: "", hint: "Nothing is ticked: tick what to apply, or Decline the whole patch." };
+  const { shown, hidden } = truncate(ticks.left, 8);
+  const listed = shown.join(", ") + (hidden ? ` and ${hidden} more` : "");
+  return {
+    partial: true,
+    none: false,
+    suffix: ` (${ticks.kept} of ${ticks.total})`,
+    hint: `Approving applies the ticked ${ticks.kept} of ${ticks.total} only; not applied: ${listed}`,
+  };
 }
 
 /**
@@ -1617,8 +1631,8 @@ export function stagesSection() {
  */
 export function safetySection() {
   const el = h("div", { class: "applypatch-safety" });
-  /** @param {{safety: Record<string, any>, meanings: Record<string, any>}} s */
-  const update = ({ safety, meanings }) => {
+  /** @param {{safety: Record<string, any>, meanings: Record<string, any>, review?: Record<string, any>}} s */
+  const update = ({ safety, meanings, review = {} }) => {
     el.hidden = !safety.decision;
     if (el.hidden) {
       fill(el);
@@ -1636,10 +1650,30 @@ export function safetySection() {
         text: str(meaning.label) || decision,
       }),
       safety.sandboxed ? h("span", { class: "applypatch-badge", text: "sandboxed" }) : null,
+      ...reviewNote(safety, review),
       safety.reason ? h("span", { class: "applypatch-reason", text: str(safety.reason) }) : null,
     );
   };
   return { el, update };
+}
+
+/**
+ * Beside an `auto-approve` that `--review` turned into a question (the safety trait's
+ * `review`): a badge saying so, in the vocabulary's words (`safety_review`), and why.
+ * @param {Record<string, any>} safety
+ * @param {Record<string, any>} meaning the vocabulary's `safety_review`
+ */
+function reviewNote(safety, meaning) {
+  if (safety.review !== true) return [];
+  const tone = /^[a-z-]+$/.test(str(meaning.tone)) ? str(meaning.tone) : "waiting";
+  return [
+    h("span", {
+      class: `applypatch-badge applypatch-safety-tone-${tone}`,
+      "data-testid": "applypatch-safety-review",
+      text: str(meaning.label) || "asked because of --review",
+    }),
+    meaning.reason ? h("span", { class: "applypatch-reason", text: str(meaning.reason) }) : null,
+  ];
 }
 
 /**
@@ -1772,7 +1806,29 @@ function reviewList(files, cwd, selectable, onChange) {
   const selected = (file, chunk) => Boolean(byKey.get(`${file}:${chunk === null ? "" : chunk}`)?.checked);
   const accept = () => reviewAccept(/** @type {any} */ (files.map((f) => ({ path: str(f.path), whole: Boolean(f.whole) || arr(f.chunks).length === 0, chunks: arr(f.chunks).map(obj) }))), selected);
   const everything = () => toggles.every((t) => t.input.checked && t.chunks.every((c) => c.checked));
-  return { el, accept, everything, dispose: () => undo.forEach((f) => f()) };
+  /** How many files and chunks are ticked, of how many, and the names of those left out. */
+  const ticks = () => {
+    let kept = 0;
+    let total = 0;
+    /** @type {string[]} */
+    const left = [];
+    toggles.forEach((t, i) => {
+      const name = relativePath(str(files[i].path), cwd);
+      if (t.chunks.length === 0) {
+        total += 1;
+        if (t.input.checked) kept += 1;
+        else left.push(name);
+        return;
+      }
+      const on = t.chunks.filter((c) => c.checked).length;
+      total += t.chunks.length;
+      kept += on;
+      if (on === 0) left.push(name);
+      else t.chunks.forEach((c, k) => c.checked || left.push(`${name} chunk ${k + 1} of ${t.chunks.length}`));
+    });
+    return { kept, total, left };
+  };
+  return { el, accept, everything, ticks, dispose: () => undo.forEach((f) => f()) };
 }
 
 /**
@@ -1800,16 +1856,25 @@ function patchAsked(patch, open) {
  * The pending approval request with its buttons, one per decision (see decisionList); a click
  * calls `send(decision, extra)` once, then the buttons stay disabled until a new request (another
  * files/reason/retry/patch) comes. A review (the `review` trait) lists every file and chunk with
- * a toggle and its diff, and "Apply selected" sends the approval with `extra.accept`; the text
- * box beside Decline sends its text as `extra.reason` (omitted when empty).
+ * a toggle and its diff, and the approving buttons follow the ticks, as a partial commit does
+ * (docs/behaviour.md §6.7): with some unticked they say so (`Approve selected (3 of 5)`, a line
+ * naming what is left out) and send the approval with `extra.accept`, the ticked ones only; with
+ * none ticked they are off. The text box beside Decline sends its text as `extra.reason`
+ * (omitted when empty).
  * @param {(decision: string, extra?: {accept?: Record<string, boolean | number[]>, reason?: string}) => void} send
- * @param {{decision: string, label: string, testid: string, approves?: boolean}[]} decisions
- * @param {{decision: string, label: string, testid: string} | null} [selection] the "Apply selected" button
+ * @param {{decision: string, label: string, testid: string, approves?: boolean, selectedLabel?: string}[]} decisions
  */
-export function approvalSection(send, decisions, selection = null) {
+export function approvalSection(send, decisions) {
   const text = h("div", { class: "applypatch-approval-text" });
   const note = h("div", { class: "applypatch-approval-note", role: "status" });
   const reviewBox = h("div", { class: "applypatch-review-box" });
+  const ticksNote = h("div", {
+    class: "applypatch-ticks-note",
+    "data-testid": "applypatch-ticks-note",
+    role: "status",
+    "aria-live": "polite",
+    hidden: true,
+  });
   const reasonInput = /** @type {HTMLInputElement} */ (
     h("input", {
       type: "text",
@@ -1820,18 +1885,6 @@ export function approvalSection(send, decisions, selection = null) {
     })
   );
   reasonInput.value = "";
-  const selectButton = selection
-    ? /** @type {HTMLButtonElement} */ (
-        h("button", {
-          type: "button",
-          class: "applypatch-button applypatch-button-selected",
-          "data-testid": selection.testid,
-          "data-decision": selection.decision,
-          text: selection.label,
-          hidden: true,
-        })
-      )
-    : null;
   const buttons = decisions.map(
     (d) =>
       /** @type {HTMLButtonElement} */ (
@@ -1845,62 +1898,81 @@ export function approvalSection(send, decisions, selection = null) {
         })
       ),
   );
+  const approves = (/** @type {number} */ i) => decisions[i].approves !== false;
   const declines = decisions.some((d) => d.approves === false);
   const row = buttons.flatMap((b) => (b.getAttribute("data-approves") === "false" ? [b, reasonInput] : [b]));
-  const all = selectButton ? [selectButton, ...buttons] : buttons;
   const el = h(
     "div",
     { class: "applypatch-approval", hidden: true },
     text,
     reviewBox,
-    h("div", { class: "applypatch-buttons" }, ...(selectButton ? [selectButton] : []), ...row, ...(declines ? [] : [reasonInput])),
+    ticksNote,
+    h("div", { class: "applypatch-buttons" }, ...row, ...(declines ? [] : [reasonInput])),
     note,
   );
   /** @type {ReturnType<typeof reviewList> | null} */
   let review = null;
+  let selectable = false;
   let shown = ""; // the request on screen
   let sentFor = ""; // the request the buttons were clicked for
+  let sent = false; // the buttons were clicked for the request on screen
   let reviewShown = ""; // the review on screen (kept while the same request is shown)
+  /** The ticks the approving buttons follow: null when there is no selection to make. */
+  const ticks = () => tickState(review && selectable ? review.ticks() : null);
+  /** The approving buttons' words and state for the ticks; the line saying what is left out. */
+  const onToggle = () => {
+    const state = ticks();
+    buttons.forEach((b, i) => {
+      if (!approves(i)) return;
+      const d = decisions[i];
+      b.textContent = state.partial && !state.none ? `${d.selectedLabel || d.label}${state.suffix}` : d.label;
+      b.disabled = sent || state.none;
+    });
+    ticksNote.textContent = state.hint;
+    ticksNote.hidden = state.hint === "";
+  };
   /** @param {HTMLButtonElement} button @param {{accept?: Record<string, boolean | number[]>, reason?: string}} extra */
   const sendFrom = (button, extra) => {
     sentFor = shown;
-    for (const b of all) b.disabled = true;
+    sent = true;
+    for (const b of buttons) b.disabled = true;
     reasonInput.disabled = true;
     note.textContent = `${button.textContent}: sent; the call resumes when the kernel is free (after the running cell).`;
     send(button.getAttribute("data-decision") ?? "", extra);
   };
-  const handlers = buttons.map((button) => {
+  const handlers = buttons.map((button, i) => {
     const handler = () => {
-      const reason = button.getAttribute("data-approves") === "false" ? str(reasonInput.value).trim() : "";
-      sendFrom(button, reason ? { reason } : {});
+      if (sent) return;
+      if (!approves(i)) {
+        const reason = str(reasonInput.value).trim();
+        sendFrom(button, reason ? { reason } : {});
+        return;
+      }
+      const state = ticks();
+      if (state.none) return; // nothing ticked: nothing to approve (the button is off)
+      // the ticks decide what an approval covers: never the whole patch while some are off
+      sendFrom(button, state.partial && review ? { accept: review.accept() } : {});
     };
     button.addEventListener("click", handler);
     return handler;
   });
-  const onSelect = () => {
-    if (selectButton && review) sendFrom(selectButton, { accept: review.accept() });
-  };
-  selectButton?.addEventListener("click", onSelect);
-  const onToggle = () => {
-    if (!selectButton || !review) return;
-    selectButton.textContent = review.everything() ? selection?.label ?? "" : `${selection?.label ?? ""} (some left out)`;
-  };
   /** @param {{approval: Record<string, any>, cwd: string, review?: Record<string, any>}} s */
   const update = ({ approval, cwd, review: reviewState = {} }) => {
     el.hidden = Object.keys(approval).length === 0;
     shown = el.hidden ? "" : JSON.stringify([approval.files, approval.reason, approval.retry, reviewState.patch]);
     // the kernel refused what was sent (a selection the patch does not allow): ask again
     const refused = Boolean(reviewState.error);
-    const sent = shown !== "" && sentFor === shown && !refused;
+    sent = shown !== "" && sentFor === shown && !refused;
     if (!sent) sentFor = "";
     if (el.hidden) {
       review?.dispose();
       review = null;
       reviewShown = "";
       fill(reviewBox);
+      onToggle();
       return;
     }
-    for (const b of all) b.disabled = sent;
+    for (const b of buttons) b.disabled = sent;
     reasonInput.disabled = sent;
     const dir = str(approval.cwd) || cwd;
     const files = arr(approval.files).map(str);
@@ -1919,7 +1991,7 @@ export function approvalSection(send, decisions, selection = null) {
       reviewState.patch ? patchAsked(str(reviewState.patch), Boolean(approval.reason) && !approval.retry) : null,
     );
     const reviewFiles = arr(reviewState.files).map(obj);
-    const selectable = reviewState.selectable === true;
+    selectable = reviewState.selectable === true;
     const key = JSON.stringify([shown, reviewFiles, selectable]);
     if (key !== reviewShown) {
       reviewShown = key;
@@ -1931,21 +2003,19 @@ export function approvalSection(send, decisions, selection = null) {
           ? h(
               "details",
               { class: "applypatch-review-details", open: true },
-              h("summary", { text: selectable ? "Review: untick what must not be applied" : "What this request covers" }),
+              h("summary", {
+                text: selectable ? "Review: untick what must not be applied (approving applies the ticked ones)" : "What this request covers",
+              }),
               review.el,
             )
           : null,
       );
-      if (selectButton) {
-        selectButton.hidden = !(review && selectable);
-        selectButton.textContent = selection?.label ?? "";
-      }
     }
+    onToggle();
     if (!sent) note.textContent = reviewState.error ? `Not sent: ${str(reviewState.error)}` : "";
   };
   const dispose = () => {
     buttons.forEach((b, i) => b.removeEventListener("click", handlers[i]));
-    selectButton?.removeEventListener("click", onSelect);
     review?.dispose();
   };
   return { el, update, dispose };
@@ -2009,7 +2079,10 @@ export function versionText(state) {
   if (!state.exists) return "(absent)";
   const lines = str(state.content).split("\n");
   const { shown, hidden } = truncate(lines, LIMITS.rows);
-  const text = shown.join("\n") + (hidden ? `\n${moreText(hidden)}` : "");
+  // Python sends each version cut already (panels.bounded_conflict): `more_lines` left out
+  const more = hidden + (Number(state.more_lines) || 0);
+  const body = shown.join("\n");
+  const text = more ? `${body}${body.endsWith("\n") ? "" : "\n"}${moreText(more)}` : body;
   return text || "(empty)";
 }
 
@@ -2969,7 +3042,11 @@ export const SECTION_STATE = {
     meaning: statusMeaning(get("vocabulary"), get("status")),
     eventTypes: arr(get("events")).map((e) => str(obj(e).type)),
   }),
-  safety: (get) => ({ safety: obj(get("safety")), meanings: obj(obj(get("vocabulary")).safety) }),
+  safety: (get) => ({
+    safety: obj(get("safety")),
+    meanings: obj(obj(get("vocabulary")).safety),
+    review: obj(obj(get("vocabulary")).safety_review),
+  }),
   approval: (get) => ({ approval: obj(get("approval")), cwd: str(get("cwd")), review: obj(get("review")) }),
   result: (get) => ({
     error: str(get("error")),
@@ -3192,7 +3269,6 @@ function render({ model, el }) {
     approval: approvalSection(
       (decision, extra = {}) => model.send({ type: "approval", decision, ...extra }),
       decisionList(get("vocabulary")),
-      selectionButton(get("vocabulary")),
     ),
     result: resultSection(),
     undo: undoSection((message) => model.send(message), decisionList(get("vocabulary"))),

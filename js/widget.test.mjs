@@ -63,7 +63,7 @@ import widget, {
   resultSection,
   reviewAccept,
   safetySection,
-  selectionButton,
+  tickState,
   saveMode,
   sourceLines,
   sourcesOf,
@@ -997,7 +997,7 @@ describe("render", () => {
     assert.equal(box.hidden, true);
   });
 
-  test("review: Apply selected and a decline's reason reach the kernel in the message", async () => {
+  test("review: Approve follows the ticks; a decline's reason reaches the kernel in the message", async () => {
     const model = new FakeModel(initialState());
     const { root } = mount(model);
     const review = {
@@ -1024,7 +1024,9 @@ describe("render", () => {
     });
     await tick();
     root.byTestId("applypatch-review-chunk-0-0").toggle();
-    root.byTestId("applypatch-apply-selected").click();
+    const approve = root.byTestId("applypatch-approve");
+    assert.equal(approve.textContent, "Approve selected (1 of 2)");
+    approve.click();
     assert.deepEqual(model.sent, [{ type: "approval", decision: "approve", accept: { "/w/a.txt": [1] } }]);
     // the selection's own request (asked again): a new question, answered with a reason
     model.set({
@@ -1600,14 +1602,49 @@ describe("sections", () => {
     );
   });
 
+  test("tickState: what the approving buttons say for the ticks", () => {
+    assert.deepEqual(tickState(null), { partial: false, none: false, suffix: "", hint: "" });
+    assert.deepEqual(tickState({ kept: 4, total: 4, left: [] }).partial, false);
+    const some = tickState({ kept: 1, total: 12, left: [...Array(11).keys()].map((i) => `f${i}`) });
+    assert.equal(some.suffix, " (1 of 12)");
+    assert.equal(some.hint, "Approving applies the ticked 1 of 12 only; not applied: f0, f1, f2, f3, f4, f5, f6, f7 and 3 more");
+    const none = tickState({ kept: 0, total: 2, left: ["a", "b"] });
+    assert.equal(none.none, true);
+    assert.match(none.hint, /^Nothing is ticked/);
+  });
+
+  test("decisionList: each approving answer has the words it says for a selection", () => {
+    const decisions = decisionList(VOCABULARY);
+    const approving = decisions.filter((d) => d.approves);
+    assert.ok(approving.length >= 2);
+    for (const d of approving) assert.ok(d.selectedLabel.startsWith(`${d.label.split(" ")[0]} selected`), d.selectedLabel);
+    for (const d of decisions.filter((x) => !x.approves)) assert.equal(d.selectedLabel, "");
+  });
+
+  test("safety: an auto-approve that --review asks about says so", () => {
+    const safety = safetySection();
+    const meanings = VOCABULARY.safety;
+    const review = VOCABULARY.safety_review;
+    const [auto] = Object.keys(meanings).filter((k) => meanings[k].tone === "ok");
+    safety.update({ safety: { decision: auto, sandboxed: true, review: true }, meanings, review });
+    const el = fake(safety.el);
+    const badge = el.byTestId("applypatch-safety-review");
+    assert.equal(badge.textContent, review.label);
+    assert.match(badge.className, new RegExp(`applypatch-safety-tone-${review.tone}`));
+    assert.match(el.textContent, new RegExp(`${review.label}${review.reason}$`));
+    safety.update({ safety: { decision: auto, sandboxed: true }, meanings, review });
+    assert.equal(fake(safety.el).find((e) => e.getAttribute("data-testid") === "applypatch-safety-review"), null);
+  });
+
+  test("versionText: a version Python cut says how many lines it left out", () => {
+    assert.equal(versionText({ exists: true, content: "a\nb\n", more_lines: 7 }), "a\nb\n… 7 more lines");
+    assert.equal(versionText({ exists: true, content: "a\nb" }), "a\nb");
+  });
+
   test("review: a labelled toggle per file and chunk, diffs beside them, fuzzy marks", () => {
     /** @type {any[]} */
     const sent = [];
-    const approval = approvalSection(
-      (d, extra) => sent.push([d, extra]),
-      decisionList(VOCABULARY),
-      selectionButton(VOCABULARY),
-    );
+    const approval = approvalSection((d, extra) => sent.push([d, extra]), decisionList(VOCABULARY));
     const el = fake(approval.el);
     const request = { files: ["/w/a.txt", "/w/b.txt"], reason: null, retry: false };
     approval.update({ approval: request, cwd: "/w", review: { ...REVIEW, patch: "p" } });
@@ -1631,37 +1668,69 @@ describe("sections", () => {
     assert.equal(fuzzy.getAttribute("data-pass"), "rstrip");
     assert.equal(el.byClass("applypatch-review-fuzzy").length, 1);
     assert.match(fuzzy.textContent, /matched by the rstrip pass at line 4.*patchfour.*filefour··/s);
-    // toggles: a chunk off makes its file "mixed"; the button says some are left out
+    // toggles: a chunk off makes its file "mixed"; the approving buttons follow the ticks and
+    // say so, with what is left out in the model's words
+    const approve = el.byTestId("applypatch-approve");
+    const session = el.byTestId("applypatch-approve-session");
+    const ticks = el.byTestId("applypatch-ticks-note");
+    assert.equal(approve.textContent, "Approve");
+    assert.equal(ticks.hidden, true);
     chunks[1].toggle();
     assert.equal(file.checked, true);
     assert.equal(file.indeterminate, true);
-    const apply = el.byTestId("applypatch-apply-selected");
-    assert.equal(apply.hidden, false);
-    assert.match(apply.textContent, /some left out/);
+    assert.equal(approve.textContent, "Approve selected (3 of 4)");
+    assert.equal(session.textContent, "Approve selected for session (3 of 4)");
+    assert.equal(el.byTestId("applypatch-decline").textContent, "Decline");
+    assert.equal(ticks.hidden, false);
+    assert.equal(ticks.textContent, "Approving applies the ticked 3 of 4 only; not applied: a.txt chunk 2 of 3");
+    assert.equal(el.byClass("applypatch-button-selected").length, 0); // no second button to miss
     added.toggle();
-    apply.click();
+    assert.match(ticks.textContent, /2 of 4 only; not applied: a\.txt chunk 2 of 3, b\.txt$/);
+    approve.click();
     assert.deepEqual(sent, [["approve", { accept: { "a.txt": [0, 2], "b.txt": false } }]]);
-    assert.equal(apply.disabled, true);
-    // a file's toggle sets all its chunks
-    approval.update({ approval: request, cwd: "/w", review: { ...REVIEW, patch: "q" } }); // a new request
+    assert.equal(approve.disabled, true);
+    assert.match(el.textContent, /Approve selected \(2 of 4\): sent/);
+    // a new request: all ticked again; Approve for session follows the ticks too
+    approval.update({ approval: request, cwd: "/w", review: { ...REVIEW, patch: "q" } });
+    assert.equal(approve.textContent, "Approve");
+    assert.equal(approve.disabled, false);
     const file2 = el.byTestId("applypatch-review-file-0");
     file2.toggle();
     assert.deepEqual(
       [0, 1, 2].map((k) => el.byTestId(`applypatch-review-chunk-0-${k}`).checked),
       [false, false, false],
     );
-    el.byTestId("applypatch-apply-selected").click();
-    assert.deepEqual(sent.at(-1), ["approve", { accept: { "a.txt": false, "b.txt": true } }]);
+    assert.match(ticks.textContent, /not applied: a\.txt$/);
+    el.byTestId("applypatch-approve-session").click();
+    assert.deepEqual(sent.at(-1), ["approve-for-session", { accept: { "a.txt": false, "b.txt": true } }]);
+    // nothing ticked: no approval can be sent, Decline can
+    approval.update({ approval: request, cwd: "/w", review: { ...REVIEW, patch: "r" } });
+    el.byTestId("applypatch-review-file-0").toggle();
+    el.byTestId("applypatch-review-file-1").toggle();
+    assert.equal(approve.disabled, true);
+    assert.equal(session.disabled, true);
+    assert.equal(el.byTestId("applypatch-decline").disabled, false);
+    assert.equal(ticks.textContent, "Nothing is ticked: tick what to apply, or Decline the whole patch.");
+    approve.click();
+    assert.equal(sent.length, 2);
+    // ticked again, everything: the plain approval, no accept
+    el.byTestId("applypatch-review-file-0").toggle();
+    el.byTestId("applypatch-review-file-1").toggle();
+    assert.equal(approve.textContent, "Approve");
+    assert.equal(ticks.hidden, true);
+    approve.click();
+    assert.deepEqual(sent.at(-1), ["approve", {}]);
     approval.dispose();
   });
 
   test("review: a request that cannot be answered with a selection shows no toggles to change", () => {
-    const approval = approvalSection(() => {}, decisionList(VOCABULARY), selectionButton(VOCABULARY));
+    const approval = approvalSection(() => {}, decisionList(VOCABULARY));
     const el = fake(approval.el);
     const request = { files: ["/w/a.txt"], reason: "the selected hunks only", retry: false };
     approval.update({ approval: request, cwd: "/w", review: { ...REVIEW, selectable: false, patch: "p" } });
     assert.equal(el.byTestId("applypatch-review-chunk-0-0").disabled, true);
-    assert.equal(el.byTestId("applypatch-apply-selected").hidden, true);
+    assert.equal(el.byTestId("applypatch-approve").textContent, "Approve"); // answered whole
+    assert.equal(el.byTestId("applypatch-ticks-note").hidden, true);
     assert.match(el.textContent, /the selected hunks only/);
     // the selection's own patch text is shown, open: it is not the text the cell streamed
     const asked = el.byTestId("applypatch-approval-patch");

@@ -381,14 +381,18 @@ def render_plain(state: Mapping[str, Any]) -> str:
             f"{status_meaning(status)['label']} (stage: {state.get('stage', '')})"
         )
     ]
+    from . import panels  # it imports this module
+
     safety = state.get("safety") or {}
     if safety:
         reason = f": {_item(str(safety['reason']))}" if safety.get("reason") else ""
-        out.append(visible(f"safety: {safety.get('decision')}{reason}"))
+        note = f", {panels.safety_note(safety)}" if safety.get("review") else ""
+        out.append(visible(f"safety: {safety.get('decision')}{note}{reason}"))
     approval = state.get("approval") or {}
     if approval:
         files = ", ".join(visible(_item(str(f))) for f in _items(approval.get("files", [])))
         out.append("waiting for approval of: " + files)
+    out.extend(panels.review_plain(state))
     proposed = state.get("proposed") or {}
     planned = state.get("planned") or {}
     if proposed:
@@ -404,6 +408,7 @@ def render_plain(state: Mapping[str, Any]) -> str:
     for name in ("stdout", "stderr", "error"):
         if state.get(name):
             out.append(f"{name}: {visible_lines(_capped(str(state[name]).rstrip(), what=name))}")
+    out.extend(panels.undo_plain(state))
     notebooks = state.get("notebooks") or {}
     if any(notebooks.values()):
         from .notebooks import render_call_notebooks_plain  # it imports this module
@@ -459,10 +464,18 @@ def render_markdown(state: Mapping[str, Any]) -> str:
         f"(stage: {md_text(state.get('stage', ''))})",
         "",
     ]
+    from . import panels  # it imports this module
+
     safety = state.get("safety") or {}
     if safety:
         reason = f" ({md_text(_item(str(safety['reason'])))})" if safety.get("reason") else ""
-        out += [f"- safety: {md_code(safety.get('decision'))}{reason}"]
+        note = f", {md_text(panels.safety_note(safety))}" if safety.get("review") else ""
+        out += [f"- safety: {md_code(safety.get('decision'))}{note}{reason}"]
+    approval = state.get("approval") or {}
+    if approval:
+        files = ", ".join(md_code(_item(str(f))) for f in _items(approval.get("files", [])))
+        out += [f"- **waiting for approval** of {files}"]
+    out += panels.review_markdown(state)
     proposed = state.get("proposed") or state.get("planned") or {}
     if proposed:
         label = "verified changes" if state.get("proposed") else "planned changes"
@@ -474,6 +487,7 @@ def render_markdown(state: Mapping[str, Any]) -> str:
     for name in ("stdout", "stderr"):
         if state.get(name):
             out += ["", f"{name}:", *md_fence(_capped(str(state[name]).rstrip(), what=name))]
+    out += panels.undo_markdown(state)
     explanation = state.get("explanation") or {}
     if explanation:
         text = _capped("\n".join(_explanation_lines(explanation)))
@@ -643,16 +657,20 @@ def render_html(state: Mapping[str, Any], *, anchor: str = "", turn_open: bool =
         f'<b style="color:{colour}">{_esc(meaning["label"])}</b> '
         f"(stage: {_esc(state.get('stage', ''))})</div>",
     ]
+    from . import panels  # it imports this module
+
     safety = state.get("safety") or {}
     if safety:
         reason = f": {_esc(_item(str(safety['reason'])))}" if safety.get("reason") else ""
-        head.append(f"<div>safety: <code>{_esc(safety.get('decision'))}</code>{reason}</div>")
+        note = f", {_esc(panels.safety_note(safety))}" if safety.get("review") else ""
+        head.append(f"<div>safety: <code>{_esc(safety.get('decision'))}</code>{note}{reason}</div>")
     approval = state.get("approval") or {}
     if approval:
         files = ", ".join(
             f"<code>{_esc(_item(str(f)))}</code>" for f in _items(approval.get("files", []))
         )
         head.append(f"<div><b>waiting for approval</b> of {files}</div>")
+    head.append(panels.review_html(state))
     middle = []
     delta = state.get("delta") or {}
     if delta:
@@ -665,6 +683,7 @@ def render_html(state: Mapping[str, Any], *, anchor: str = "", turn_open: bool =
         if state.get(name):
             text = _capped(str(state[name]), what=name)
             middle.append(f"<div>{name}:{_PRE}{_esc_lines(text)}</pre></div>")
+    middle.append(panels.undo_html(state))
     explanation = state.get("explanation") or {}
     if explanation:
         body = _esc_lines(_capped("\n".join(_explanation_lines(explanation))))

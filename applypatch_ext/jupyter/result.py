@@ -24,6 +24,7 @@ from typing import Any, Final
 from ..core.turn.events import EventType
 from ..core.turn.options import CallStatus, Decision
 from ..core.turn.result import CallResult
+from ..core.turn.safety import AutoApprove
 from ..core.turn.turn_diff import TurnDiffTracker
 from .display import (
     TURN_DIFF_EMPTIED,
@@ -38,7 +39,8 @@ from .notebooks import call_notebook_views
 from .session import summarize_event
 from .widget import ApplyPatchWidget
 
-#: The keys of the ``safety`` and ``approval`` traits, picked from their events.
+#: The keys of the ``safety`` and ``approval`` traits, picked from their events (``safety`` gets
+#: ``review: True`` from the begin event when ``--review`` asks where the policy would not).
 SAFETY_FIELDS: Final = ("decision", "reason", "sandboxed")
 APPROVAL_FIELDS: Final = ("files", "reason", "retry", "cwd")
 
@@ -145,7 +147,7 @@ class CallDisplay:
     def __init__(self, call_id: str) -> None:
         self.call_id = call_id
         traits = ApplyPatchWidget.class_traits(sync=True)
-        names = [*ApplyPatchWidget.displayed_traits(), "sources", "turn_sources", "review"]
+        names = [*ApplyPatchWidget.displayed_traits(), "sources", "turn_sources"]
         self.state: dict[str, Any] = {name: traits[name].default() for name in names}
         self._last_call_id: str | None = None  # the call of the last event with a call id
         self._own_turn_diff = False  # the call emitted a TurnDiff
@@ -178,6 +180,10 @@ class CallDisplay:
             updates["safety"] = _pick(event, SAFETY_FIELDS)
         elif kind == EventType.PATCH_APPLY_BEGIN:
             updates["proposed"] = view_changes(event["changes"])
+            safety = self.state["safety"]
+            if not event["auto_approved"] and safety.get("decision") == AutoApprove.decision:
+                # the policy would apply it, yet the call asks: --review (docs/behaviour.md §6.7)
+                updates["safety"] = {**safety, "review": True}
         elif kind == EventType.APPLY_PATCH_APPROVAL_REQUEST:
             updates["approval"] = _pick(event, APPROVAL_FIELDS)
             # asked again (a file changed, a selection): the diff on screen is the one asked
@@ -302,6 +308,8 @@ class PatchCallResult:
         #: the result)
         self._undo: Callable[..., PatchCallResult] | None = None
         self._call: object = None
+        #: the call's undo panel as its view shows it (jupyter/undo.undo_panel), set by the view
+        self._undo_panel: Callable[[], dict[str, Any]] | None = None
 
     def _update(self, result: CallResult) -> None:
         self._result = result
@@ -472,9 +480,12 @@ class PatchCallResult:
 
     def state_json(self) -> dict[str, Any]:
         """The displayed state: what the call's widget shows (see the module docstring)."""
-        return fold(
+        state = fold(
             self._result, self._files, self._notebooks, turn_valid=self._turn_valid
         ).displayed()
+        if self._undo_panel is not None:  # its place in the turn and its undos: the view's
+            state["undo"] = self._undo_panel()
+        return state
 
     def _repr_html_(self) -> str:
         return render_html(self.state_json())

@@ -1,7 +1,8 @@
 """Undo, redo and the history in a notebook (docs/behaviour.md §11).
 
-``%apply_patch_undo [CALL_ID] [--force] [--only PATH ...]``, ``%apply_patch_redo [CALL_ID]``,
-``result.undo()`` / ``result.redo()`` and the widget's Undo and Redo buttons all come here:
+``%apply_patch_undo [CALL_ID] [--turn TURN] [--force] [--only PATH ...]``,
+``%apply_patch_redo [CALL_ID] [--turn TURN]``, ``result.undo()`` / ``result.redo()`` and the
+widget's Undo and Redo buttons all come here:
 each undo is a call of the turn (:class:`~applypatch_ext.core.turn.undo.UndoCall`) shown like
 any call, in its own widget (or its rich fallback). A conflict is shown with its three versions
 (:class:`ConflictView`), in the undo's widget and in the widget whose button asked for it.
@@ -34,13 +35,17 @@ from ..core.turn.undo import (
     undo_turn_summary,
     undone_paths,
 )
-from .display import md_code, md_fence, md_text, visible, visible_lines
+from .display import md_text, visible
 from .notebooks import (
     is_notebook_path,
     notebook_diff,
-    render_notebook_diff_html,
-    render_notebook_diff_markdown,
     revert_notebook_diffs,
+)
+from .panels import (
+    bounded_conflict,
+    conflicts_html,
+    conflicts_markdown,
+    conflicts_plain,
 )
 from .session import SESSION
 from .widget import ApplyPatchWidget
@@ -48,9 +53,6 @@ from .widget import ApplyPatchWidget
 if TYPE_CHECKING:
     from .result import PatchCallResult
     from .view import CallView
-
-#: At most this many lines of each version of a conflicting file are shown.
-VERSION_LINES: Final = 200
 
 # The live views of each turn's calls, to refresh their Undo/Redo buttons after an undo.
 _VIEWS: weakref.WeakValueDictionary[tuple[int, str], CallView] = weakref.WeakValueDictionary()
@@ -148,7 +150,7 @@ def undo_panel(call: ApplyPatchCall, last: Mapping[str, Any] | None = None) -> d
     if isinstance(call, UndoCall):
         panel["of"] = call.target_id
         panel["kind"] = call.kind
-        panel["conflicts"] = [c.to_json() for c in call.conflicts]
+        panel["conflicts"] = [bounded_conflict(c.to_json()) for c in call.conflicts]
         panel["notebooks"]["edited"] = edited_views(call.conflicts)
     return panel
 
@@ -170,7 +172,7 @@ def outcome(view: CallView) -> dict[str, Any]:
         "status": str(result.status),
         "output": result.stdout if result.status == CallStatus.COMPLETED else "",
         "error": result.error or "",
-        "conflicts": [c.to_json() for c in call.conflicts],
+        "conflicts": [bounded_conflict(c.to_json()) for c in call.conflicts],
         "approval": approval,
         "choices": choices(call),
         "edited": edited_views(call.conflicts),
@@ -200,7 +202,9 @@ def start(
     from .view import CallView
 
     try:
-        call = undo_call(turn, call_id, kind=kind, only=only, force=force)
+        call = undo_call(
+            turn, call_id, kind=kind, only=only, force=force, later_turns=later_turns(turn)
+        )
     except UndoError as exc:
         raise UsageError(f"{where}: {exc}") from exc  # (the widget reads what it offers)
     shown = ApplyPatchWidget() if widget else None
@@ -210,11 +214,16 @@ def start(
     # streamed like a patch (its description), under the same interrupt guard
     run_streamed(view, [call.patch], approver=None if approve == ASK else Decision(approve))
     if shown is None and show:
-        display(view.result)
-        if call.conflicts:
-            display(ConflictView(call.conflicts))
+        display(view.result)  # with its undo panel: place, conflicts and their three versions
     refresh(turn)
     return view
+
+
+def later_turns(turn: Turn) -> list[Turn]:
+    """The session's turns after ``turn`` (none for a turn the session does not list)."""
+    turns = SESSION.turns
+    index = next((i for i, t in enumerate(turns) if t is turn), None)
+    return [] if index is None else turns[index + 1 :]
 
 
 def result_of(view: CallView) -> PatchCallResult:
@@ -301,72 +310,25 @@ def choices(call: UndoCall) -> list[dict[str, Any]]:
 
 # -- the static views ----------------------------------------------------------------------------
 
-_VERSIONS: Final = (("before", "before the call"), ("left", "as the call left it"), ("now", "now"))
-#: Above the cells of a conflicting notebook.
-_CELLS_SINCE: Final = "What changed since, as cells:"
-
-
-def _version_text(state: Mapping[str, Any] | None) -> str:
-    if state is None:
-        return "(not readable as a text file)"
-    if not state.get("exists"):
-        return "(absent)"
-    lines = str(state.get("content", "")).splitlines(keepends=True)
-    text = "".join(lines[:VERSION_LINES])
-    if len(lines) > VERSION_LINES:
-        text += f"… {len(lines) - VERSION_LINES} more lines\n"
-    mode = f"mode {state['mode']}, " if state.get("mode") else ""
-    return text if text else f"(empty, {mode}sha256 {state.get('sha256')})"
-
 
 class ConflictView:
-    """The conflicting files of an undo, each with its three versions."""
+    """The conflicting files of an undo, each with its three versions (bounded: see
+    :mod:`.panels`, which renders them in a call's record too)."""
 
     def __init__(self, conflicts: Iterable[Conflict]) -> None:
         conflicts = list(conflicts)
-        self.conflicts = [c.to_json() for c in conflicts]
+        self.conflicts = [bounded_conflict(c.to_json()) for c in conflicts]
         #: per conflicting notebook, its change since as cells (edited_views)
         self.cells = {view["path"]: view for view in edited_views(conflicts)}
 
     def _repr_html_(self) -> str:
-        parts = [
-            '<div class="applypatch-conflicts"><strong>Undo conflict</strong>: nothing was written'
-        ]
-        for c in self.conflicts:
-            parts.append(f"<details open><summary><code>{html.escape(visible(c['path']))}</code>: ")
-            parts.append(f"{html.escape(visible(c['reason']))}</summary><table><tr>")
-            parts.extend(f"<th>{html.escape(label)}</th>" for _key, label in _VERSIONS)
-            parts.append("</tr><tr>")
-            for key, _label in _VERSIONS:
-                text = html.escape(visible_lines(_version_text(c[key])))
-                parts.append(f'<td style="vertical-align:top"><pre>{text}</pre></td>')
-            parts.append("</tr></table>")
-            view = self.cells.get(c["abs_path"])
-            if view is not None:
-                parts.append(f"<p>{html.escape(_CELLS_SINCE)}</p>{render_notebook_diff_html(view)}")
-            parts.append("</details>")
-        parts.append("</div>")
-        return "".join(parts)
+        return conflicts_html(self.conflicts, self.cells)
 
     def _repr_markdown_(self) -> str:
-        lines = ["**Undo conflict**: nothing was written", ""]
-        for c in self.conflicts:
-            lines += [f"- {md_code(c['path'])}: {md_text(c['reason'])}", ""]
-            for key, label in _VERSIONS:
-                lines += [f"  {label}:", "", *md_fence(_version_text(c[key])), ""]
-            view = self.cells.get(c["abs_path"])
-            if view is not None:
-                lines += [f"  {_CELLS_SINCE}", "", render_notebook_diff_markdown(view), ""]
-        return "\n".join(lines)
+        return "\n".join(conflicts_markdown(self.conflicts, self.cells))
 
     def __repr__(self) -> str:
-        lines = ["Undo conflict: nothing was written"]
-        for c in self.conflicts:
-            lines.append(f"{visible(c['path'])}: {visible(c['reason'])}")
-            for key, label in _VERSIONS:
-                lines.append(f"--- {label}")
-                lines.append(visible_lines(_version_text(c[key])).rstrip("\n"))
-        return "\n".join(lines)
+        return "\n".join(conflicts_plain(self.conflicts))
 
 
 _COLUMNS: Final = ("turn", "#", "call", "kind", "status", "files", "+", "-", "undone")
@@ -447,6 +409,37 @@ def _common(func: Any) -> Any:
     return func
 
 
+def _turn_of(where: str, kind: Kind, call_id: str | None, name: str | None) -> Turn:
+    """The turn a ``%apply_patch_undo`` / ``redo`` names: ``--turn``, else the current one. A
+    CALL_ID the current turn lacks but an earlier turn has is refused with the way to name it
+    (call ids restart at call-1 in every turn: the turn is never guessed)."""
+    if name is not None:
+        wanted = name if name.startswith("turn-") else f"turn-{name}"
+        for turn in SESSION.turns:
+            if turn.turn_id == wanted:
+                return turn
+        known = ", ".join(t.turn_id for t in SESSION.turns) or "none yet"
+        raise UsageError(f"{where}: --turn {name}: no such turn in this session; turns: {known}")
+    current = SESSION.turn
+    if current is not None and (
+        call_id is None or any(c.call_id == call_id for c in current.calls)
+    ):
+        return _current_turn(where)
+    elsewhere = [
+        t.turn_id
+        for t in SESSION.turns
+        if t is not current and any(c.call_id == call_id for c in t.calls)
+    ]
+    if call_id is not None and elsewhere:
+        here = " has no call yet" if current is None else f", {current.turn_id}, has no {call_id}"
+        how = " or ".join(f"%apply_patch_{kind} {call_id} --turn {t}" for t in elsewhere)
+        raise UsageError(
+            f"{where}: the current turn{here}; {', '.join(elsewhere)} has one: {how} "
+            f"({kind}s it as a call of that turn, in that turn's diff)"
+        )
+    return _current_turn(where)
+
+
 def _current_turn(where: str) -> Turn:
     turn = SESSION.turn
     if turn is None or not turn.calls:
@@ -477,6 +470,15 @@ class UndoMagics(Magics):
         metavar="PATH",
         default=None,
         help="Undo these files only (relative to the call's working directory).",
+    )
+    @argument(
+        "--turn",
+        default=None,
+        metavar="TURN",
+        help=(
+            "The turn of CALL_ID, as %%apply_patch_turn --history names it (turn-1 or 1; "
+            "default: the current turn). The undo is a call of that turn, in its TurnDiff."
+        ),
     )
     @_common
     @line_magic
@@ -509,6 +511,12 @@ class UndoMagics(Magics):
         default=None,
         help="Redo these files only (relative to the call's working directory).",
     )
+    @argument(
+        "--turn",
+        default=None,
+        metavar="TURN",
+        help="The turn of CALL_ID (turn-1 or 1; default: the current turn).",
+    )
     @_common
     @line_magic
     def apply_patch_redo(self, line: str) -> None:
@@ -521,7 +529,7 @@ class UndoMagics(Magics):
 
         magic = self.apply_patch_undo if kind == "undo" else self.apply_patch_redo
         args = parse_options(magic, where, line)
-        turn = _current_turn(where)
+        turn = _turn_of(where, kind, args.call_id, args.turn)
         start(
             turn,
             args.call_id,

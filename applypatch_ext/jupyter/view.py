@@ -170,6 +170,7 @@ class CallView:
             self.result = PatchCallResult(core, self._decide_from_code, self.call.turn.tracker)
             self.result._undo = self.undo_from_code
             self.result._call = self.call
+            self.result._undo_panel = lambda: undo.undo_panel(self.call, self._undo_last)
         else:
             self.result._update(core)
         if core.status != CallStatus.AWAITING_APPROVAL:
@@ -191,9 +192,16 @@ class CallView:
     # -- undo and redo (jupyter/undo.py) -------------------------------------------------------
 
     def refresh_undo(self) -> None:
-        """The widget's place in the turn and its Undo/Redo buttons, as they are now."""
-        if self.widget is not None:
-            self.widget.undo = undo.undo_panel(self.call, self._undo_last)
+        """The widget's place in the turn and its Undo/Redo buttons, as they are now; the
+        call's record shows them too (a saved notebook keeps the undo's outcome)."""
+        if self.widget is None:
+            return
+        panel = undo.undo_panel(self.call, self._undo_last)
+        if panel == self.widget.undo:
+            return
+        self.widget.undo = panel
+        if self.display_handle is not None:
+            self.display_handle.update(self.widget)
 
     def show_undo(self, last: Mapping[str, Any]) -> None:
         self._undo_last = dict(last)

@@ -60,18 +60,20 @@ def call_vocabulary() -> dict[str, Any]:
     ``unknown`` is the meaning of a status missing from the table (shown as itself). Per stage,
     in order: its ``label``, the ``evidence`` (the event type that proves a call went through
     a stage it may skip) and whether it ``writes``. Per safety decision: its ``label`` and
-    ``tone``. ``decisions``: the answers to an approval request, in the order of their buttons,
-    each with its ``label``, the button's ``testid`` and whether it ``approves`` (a decline
-    has the reason box beside it); ``apply_selected``: the button that approves the selected
-    files and chunks of a review, with the decision it sends.
+    ``tone``; ``safety_review``: the label, tone and reason shown beside an ``auto-approve``
+    that ``--review`` turned into a question. ``decisions``: the answers to an approval
+    request, in the order of their buttons, each with its ``label``, the button's ``testid``
+    and whether it ``approves`` (a decline has the reason box beside it); an approving one
+    also its ``selected_label``, what its button says while some files or chunks of a review
+    are unticked: it then approves the ticked ones only (docs/behaviour.md §6.7).
     """
     return {
         "statuses": _status_meanings(),
         "unknown": _meaning("", "bad", "error", wrote=True),
         "stages": _stage_meanings(),
         "safety": _safety_meanings(),
+        "safety_review": _safety_review_meaning(),
         "decisions": _decision_meanings(),
-        "apply_selected": _selection_meaning(),
     }
 
 
@@ -128,31 +130,40 @@ def _safety_meanings() -> dict[str, dict[str, str]]:
     }
 
 
+def _safety_review_meaning() -> dict[str, str]:
+    """What the safety line adds when the policy would auto-approve but the call asks anyway,
+    because it runs with ``--review`` (the safety trait's ``review``; docs/behaviour.md §6.7)."""
+    return {
+        "label": "asked because of --review",
+        "tone": "waiting",
+        "reason": "the policy alone would apply this patch without asking",
+    }
+
+
 def _decision_meanings() -> list[dict[str, str | bool]]:
     labels = {
-        Decision.APPROVE: ("Approve", "applypatch-approve"),
-        Decision.APPROVE_FOR_SESSION: ("Approve for session", "applypatch-approve-session"),
-        Decision.DECLINE: ("Decline", "applypatch-decline"),
+        Decision.APPROVE: ("Approve", "Approve selected", "applypatch-approve"),
+        Decision.APPROVE_FOR_SESSION: (
+            "Approve for session",
+            "Approve selected for session",
+            "applypatch-approve-session",
+        ),
+        Decision.DECLINE: ("Decline", "", "applypatch-decline"),
     }
-    return [
-        {
+    meanings: list[dict[str, str | bool]] = []
+    for decision in Decision:
+        label, selected, testid = labels[decision]
+        meaning: dict[str, str | bool] = {
             "decision": decision.value,
             "label": label,
             "testid": testid,
             "approves": decision.approved,
         }
-        for decision, (label, testid) in ((d, labels[d]) for d in Decision)
-    ]
-
-
-def _selection_meaning() -> dict[str, str]:
-    """The button that approves only the files and chunks left selected (docs/behaviour.md
-    §6.7): the decision it sends with its selection."""
-    return {
-        "decision": Decision.APPROVE.value,
-        "label": "Apply selected",
-        "testid": "applypatch-apply-selected",
-    }
+        if decision.approved:
+            # an approval of a review follows its ticks: only the ticked hunks (§6.7)
+            meaning["selected_label"] = selected
+        meanings.append(meaning)
+    return meanings
 
 
 #: The colour of each tone where no stylesheet runs (the static HTML's inline style).

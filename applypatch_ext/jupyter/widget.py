@@ -1,8 +1,9 @@
 """The live widget of one ``%%apply_patch`` call (an ``anywidget.AnyWidget``).
 
 Python owns the state; the front end (``js/widget.js``, one plain ES module, no build step)
-only renders the traits below and sends one kind of message back: an approval decision (with,
-for "Apply selected", the hunks accepted, and for a decline, the user's reason).
+only renders the traits below and sends messages back: an approval decision (with, while
+some hunks of a review are unticked, the hunks accepted, and for a decline, the user's
+reason), and the Undo / Redo buttons' requests.
 Synced containers are always replaced, never mutated in place, and related updates are batched
 with ``hold_sync()`` by :class:`~applypatch_ext.jupyter.view.CallView`.
 """
@@ -56,7 +57,12 @@ class ApplyPatchWidget(anywidget.AnyWidget):
     planned = traitlets.Dict(
         help="Planned changes from the latest PatchApplyUpdated event (path as written)."
     ).tag(**SHOWN)
-    safety = traitlets.Dict(help="The safety decision: decision, reason, sandboxed.").tag(**SHOWN)
+    safety = traitlets.Dict(
+        help=(
+            "The safety decision: decision, reason, sandboxed; and review: True when the policy "
+            "would auto-approve but --review asks (docs/behaviour.md §6.7)."
+        )
+    ).tag(**SHOWN)
     approval = traitlets.Dict(
         help="The pending approval request (files, reason, retry), or {} when none."
     ).tag(**SHOWN)
@@ -66,9 +72,10 @@ class ApplyPatchWidget(anywidget.AnyWidget):
             "While the call waits: {'files': review.review_files(...), 'selectable': bool, "
             "'patch': str} - every file and chunk of the request with its diff and seek pass, "
             "whether it can be answered with a selection, and the patch text it asks for "
-            "(docs/behaviour.md §6.7); {} otherwise."
+            "(docs/behaviour.md §6.7); {} otherwise. Displayed: the record of a waiting call "
+            "lists them (panels.review_plain)."
         )
-    ).tag(sync=True)
+    ).tag(**SHOWN)
 
     status = traitlets.Unicode("", help="The call status; empty while running.").tag(**SHOWN)
     output = traitlets.Unicode("", help="The text the model would receive.").tag(**SHOWN)
@@ -120,9 +127,10 @@ class ApplyPatchWidget(anywidget.AnyWidget):
             "Undo and redo (docs/behaviour.md §11): the call's place in its turn (index, count, "
             "turn_id), whether its Undo and Redo buttons apply (can_undo, can_redo), the last "
             "undo they ran (last: status, output, error, conflicts with three versions, a "
-            "pending approval) and, for an undo's own view, what it undoes and its conflicts."
+            "pending approval) and, for an undo's own view, what it undoes and its conflicts "
+            "(each version cut: panels.bounded_conflict). Displayed: the record shows it."
         )
-    ).tag(sync=True)
+    ).tag(**SHOWN)
     record_id = traitlets.Unicode(
         "",
         help=(
@@ -139,8 +147,9 @@ class ApplyPatchWidget(anywidget.AnyWidget):
 
     def on_decision(self, handler: Callable[..., None]) -> None:
         """Call ``handler(decision, accept=..., reason=...)`` when the user clicks an approval
-        button (``accept``: the hunks of "Apply selected", per path True, False or chunk
-        indexes; ``reason``: the text beside Decline; each None when not given)."""
+        button (``accept``: the hunks left ticked when some of a review are not, per path True,
+        False or chunk indexes; ``reason``: the text beside Decline; each None when not
+        given)."""
         self._decision_handlers.append(handler)
 
     def on_undo(self, handler: Callable[[dict[str, Any]], None]) -> None:

@@ -263,7 +263,7 @@ def test_approval_click_and_failed_call(
             };
         }"""
     )
-    # every button of the box (the decisions, and Apply selected of the review)
+    # every button of the box (the decisions, which follow the review's ticks)
     assert len(right_after["disabled"]) >= 3 and all(right_after["disabled"])
     assert "sent; the call resumes" in right_after["note"]
     # the message reached the kernel: the call resumed and wrote

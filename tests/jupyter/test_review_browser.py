@@ -1,6 +1,7 @@
 """The review in a real JupyterLab in Debian's Chromium (issue 17, items 1 and 3): a chunk
-toggled off by the keyboard, "Apply selected", the files on disk after it; a decline with a
-reason typed into the box beside Decline, and the model's output that says it."""
+toggled off by the keyboard, the Approve button that then follows the ticks and says so (and is
+off while nothing is ticked), the files on disk after it; a decline with a reason typed into the
+box beside Decline, and the model's output that says it."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ PATCH = "\n".join(
 )
 
 
-def test_toggle_a_chunk_off_apply_selected_and_decline_with_a_reason(
+def test_toggle_a_chunk_off_approve_follows_the_ticks_and_decline_with_a_reason(
     page: Page, jupyter_lab: JupyterServer, watch: PageWatch, artifacts_dir: Path
 ) -> None:
     root = jupyter_lab.root
@@ -74,11 +75,34 @@ def test_toggle_a_chunk_off_apply_selected_and_decline_with_a_reason(
     expect(second).not_to_be_checked()
     file_box = partial.get_by_test_id("applypatch-review-file-0")
     assert file_box.evaluate("(box) => box.indeterminate") is True
-    apply = partial.get_by_test_id("applypatch-apply-selected")
-    expect(apply).to_contain_text("some left out")
+    # Approve follows the ticks and says so: no button applies what was unticked
+    approve = partial.get_by_test_id("applypatch-approve")
+    expect(approve).to_have_text("Approve selected (3 of 4)")
+    expect(partial.get_by_test_id("applypatch-approve-session")).to_have_text(
+        "Approve selected for session (3 of 4)"
+    )
+    expect(partial.get_by_test_id("applypatch-ticks-note")).to_have_text(
+        "Approving applies the ticked 3 of 4 only; not applied: a.txt chunk 2 of 3"
+    )
+    expect(partial.get_by_test_id("applypatch-apply-selected")).to_have_count(0)
+    # nothing ticked: no approval can be given, Decline still can
+    a_file, b_file = file_box, partial.get_by_test_id("applypatch-review-file-1")
+    a_file.click()  # mixed -> all off
+    if a_file.is_checked():
+        a_file.click()
+    b_file.click()
+    expect(approve).to_be_disabled()
+    expect(partial.get_by_test_id("applypatch-decline")).to_be_enabled()
+    expect(partial.get_by_test_id("applypatch-ticks-note")).to_contain_text("Nothing is ticked")
+    # ticked again but chunk 2
+    a_file.click()
+    b_file.click()
+    expect(approve).to_have_text("Approve")
+    second.click()
+    expect(approve).to_have_text("Approve selected (3 of 4)")
     partial.screenshot(path=str(artifacts_dir / "widget-review.png"))
     assert (root / "a.txt").read_text() == NINE and not (root / "b.txt").exists()
-    apply.click()
+    approve.click()
     expect(partial.get_by_test_id("applypatch-status")).to_have_text("completed", timeout=15_000)
     assert (root / "a.txt").read_text() == NINE.replace("one", "ONE").replace("nine", "NINE")
     assert (root / "b.txt").read_text() == "bee\n"

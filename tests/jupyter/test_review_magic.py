@@ -4,11 +4,13 @@ message, a decline with a reason. Trees compared whole (tests/trees.py)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
 
 from applypatch_ext.core.turn.stages import CHANGED_WHILE_WAITING, SELECTION_REASON
 from tests.trees import snapshot_dir_with_modes
@@ -109,7 +111,7 @@ def test_partial_approval_from_the_widget(run_magic: Magic, tmp_path: Path) -> N
     before = snapshot_dir_with_modes(tmp_path)
     run = run_magic(WAIT, PATCH)
     widget = run.widget
-    # what "Apply selected" sends (js/widget.js reviewAccept): JSON lists
+    # what Approve sends while some are unticked (js/widget.js reviewAccept): JSON lists
     widget._handle_custom_msg(
         {"type": "approval", "decision": "approve", "accept": {"a.txt": [1], "c.txt": True}}, []
     )
@@ -299,3 +301,111 @@ def test_a_decline_with_a_reason_from_code_and_from_the_magic(
     run_magic("r2 --review --stream-chunk 0 --approve decline --reason 'not in this turn'", PATCH)
     assert ip.user_ns["r2"].output == "patch rejected by user\nThe user's reason: not in this turn"
     assert (tmp_path / "c.txt").exists() and not (tmp_path / "b.txt").exists()
+
+
+def _record(run: object) -> dict[str, str]:
+    """The call's static record as last displayed or updated (what a saved notebook keeps)."""
+    outputs = run.outputs  # type: ignore[attr-defined]
+    records = [o["data"] for o in outputs if "record" in o["metadata"].get("applypatch_ext", {})]
+    assert records, "the call displayed no record"
+    data: dict[str, str] = records[-1]
+    return data
+
+
+def test_review_safety_says_it_asks_because_of_review(run_magic: Magic, tmp_path: Path) -> None:
+    setup_files(tmp_path)
+    run = run_magic(WAIT, PATCH)
+    safety = run.widget.safety
+    assert safety["decision"] == "auto-approve" and safety["review"] is True
+    record = _record(run)
+    assert (
+        "safety: auto-approve, asked because of --review (the policy alone would apply this "
+        "patch without asking)" in record["text/plain"]
+    )
+    assert "asked because of \\-\\-review" in record["text/markdown"]
+    assert "asked because of --review" in record["text/html"]
+    # without --review the same patch applies at once: no such note
+    plain = run_magic(
+        "other --stream-chunk 0", "*** Begin Patch\n*** Add File: z.txt\n+z\n*** End Patch"
+    )
+    assert plain.widget.status == "completed"
+    assert "review" not in plain.widget.safety
+    assert "asked because of" not in _record(plain)["text/plain"]
+
+
+def test_the_record_of_a_waiting_call_shows_its_review(run_magic: Magic, tmp_path: Path) -> None:
+    setup_files(tmp_path)
+    run = run_magic(WAIT, PATCH)
+    assert "review" in run.widget.state_json()  # a displayed trait: the record renders it
+    record = _record(run)
+    plain = record["text/plain"]
+    assert "review: 3 files, 3 chunks, each to apply or leave out" in plain
+    assert "  a.txt (updated, 3 chunks)\n    chunk 1 of 3, line 1\n      @@\n      -one" in plain
+    assert "    chunk 2 of 3, line 4\n      @@\n       four\n      -five\n      +FIVE" in plain
+    assert "  b.txt (added, all or nothing)\n    *** Add File: b.txt\n    +bee" in plain
+    assert "  c.txt (deleted, all or nothing)" in plain
+    assert "`chunk 2 of 3, line 4`" in record["text/markdown"]
+    html = record["text/html"]
+    assert 'class="applypatch-review"' in html and "+FIVE" in html
+    # once answered, the record shows no review any more
+    with capture_output():
+        run.widget._handle_custom_msg({"type": "approval", "decision": "decline"}, [])
+    assert run.widget.status == "declined"
+    assert "review:" not in record_of(run.widget)["text/plain"]
+
+
+def record_of(widget: object) -> dict[str, str]:
+    from applypatch_ext.jupyter.record import record_bundle
+
+    return record_bundle(widget.record_id, widget.state_json())  # type: ignore[attr-defined]
+
+
+def test_a_reviews_record_is_bounded(run_magic: Magic, tmp_path: Path) -> None:
+    from applypatch_ext.jupyter.panels import REVIEW_CHARS, REVIEW_ITEMS, REVIEW_LINES
+
+    body = "".join(f"+line {i}\n" for i in range(REVIEW_LINES + 25))
+    adds = "".join(f"*** Add File: f{i}.txt\n{body}" for i in range(REVIEW_ITEMS + 7))
+    run = run_magic(WAIT, f"*** Begin Patch\n{adds}*** End Patch")
+    assert len(run.widget.review["files"]) == REVIEW_ITEMS + 7
+    plain = _record(run)["text/plain"].split("\nverified changes:")[0]  # the review part
+    shown = plain.count("(added, all or nothing)")
+    hidden = int(re.findall(r"… (\d+) more files or chunks", plain)[0])
+    assert 0 < shown < REVIEW_ITEMS and shown + hidden == REVIEW_ITEMS + 7
+    assert len(plain) < 3 * REVIEW_CHARS  # the record's share, whatever the patch
+    assert f"+line {REVIEW_LINES - 2}\n" in plain and f"+line {REVIEW_LINES - 1}\n" not in plain
+    assert "… 26 more lines" in plain  # 25 body lines and the Add File header, per file
+
+
+def test_approve_for_session_with_ticks_off_grants_only_what_it_wrote(
+    run_magic: Magic, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    outside = f"--cwd {project} --exclude-tmp --stream-chunk 0"
+    two = (
+        "*** Begin Patch\n*** Add File: ../one.txt\n+1\n*** Add File: ../two.txt\n+2\n*** End Patch"
+    )
+    run = run_magic(f"first {outside}", two)
+    widget = run.widget
+    assert widget.status == "awaiting-approval" and widget.review["selectable"] is True
+    # what "Approve selected for session" sends with two.txt unticked (js/widget.js)
+    widget._handle_custom_msg(
+        {
+            "type": "approval",
+            "decision": "approve-for-session",
+            "accept": {"../one.txt": True, "../two.txt": False},
+        },
+        [],
+    )
+    assert widget.status == "completed"
+    assert (tmp_path / "one.txt").read_text() == "1\n" and not (tmp_path / "two.txt").exists()
+    assert "not applied, by the user: ../two.txt" in widget.output
+    # the session grant covers what was approved and written, not what was left out
+    again = run_magic(f"second {outside}", two.replace("*** Add File: ../one.txt\n+1\n", ""))
+    assert again.widget.status == "awaiting-approval"
+    granted = run_magic(
+        f"third {outside}",
+        "*** Begin Patch\n*** Update File: ../one.txt\n@@\n-1\n+one\n*** End Patch",
+    )
+    assert granted.widget.status == "completed"
+    assert (tmp_path / "one.txt").read_text() == "one\n"

@@ -76,7 +76,10 @@ def test_toggle_a_hunk_off_apply_selected_then_undo_and_decline_with_a_reason(
     second = partial.get_by_role("checkbox", name="chunk 2 of 2 of app.py")
     second.click()
     expect(second).not_to_be_checked()
-    partial.get_by_test_id("applypatch-apply-selected").click()
+    # Approve follows the ticks (docs/behaviour.md §6.7): it applies the ticked ones only
+    approve = partial.get_by_test_id("applypatch-approve")
+    expect(approve).to_have_text("Approve selected (2 of 3)")
+    approve.click()
     expect(status).to_have_text("completed", timeout=15_000)
     assert (project / "app.py").read_text() == APP.replace("debug=True", "debug=False")
     assert (project / "tool.sh").read_text() == "#!/bin/sh\necho new\n"

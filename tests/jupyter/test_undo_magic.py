@@ -91,16 +91,18 @@ def test_conflict_shows_three_versions_and_undoes_nothing(
 
     captured, _ = line(ip, "apply_patch_undo", "--no-widget")
     assert snapshot_dir_with_modes(tmp_path) == edited
-    texts = [o.data.get("text/plain", "") for o in captured.outputs]
-    conflict = next(t for t in texts if t.startswith("Undo conflict"))
-    assert "b.txt: b.txt is not as the call left it" in conflict
+    # the undo's result: its undo panel shows the conflict's three versions; call-1's record
+    # is updated in place with its new place in the turn
+    shown, record = captured.outputs
+    assert record.data["text/plain"].startswith("apply_patch call-1 ")
+    assert "undo: call 1 of 2 in turn-1" in record.data["text/plain"]
+    conflict = shown.data["text/plain"]
+    assert "undo: call 2 of 2 in turn-1 · undo of call-1" in conflict
+    assert "Undo conflict: nothing was written\nb.txt: b.txt is not as the call left it" in conflict
     assert "--- before the call\nb\n--- as the call left it\nB\n--- now\nB\nmine" in conflict
-    html = next(
-        o.data["text/html"]
-        for o in captured.outputs
-        if "Undo conflict" in o.data.get("text/html", "")
-    )
-    assert "as the call left it" in html and "mine" in html
+    html = shown.data["text/html"]
+    assert "Undo conflict" in html and "as the call left it" in html and "mine" in html
+    assert "**Undo conflict**: nothing was written" in shown.data["text/markdown"]
 
     line(ip, "apply_patch_undo", "call-1 --only a.txt")
     assert (tmp_path / "a.txt").read_text() == "a\n"
@@ -310,3 +312,104 @@ def test_the_widget_offers_the_ways_on_after_a_conflict_and_a_refusal(
     click(inexact.widget, known["message"])
     assert inexact.widget.undo["last"]["status"] == "completed"
     assert not (tmp_path / "d.txt").exists()
+
+
+def test_undo_a_call_of_an_earlier_turn_with_turn(
+    magic: Magic, ip: InteractiveShell, tmp_path: Path
+) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    (tmp_path / "b.txt").write_text("b\n")
+    first = magic(
+        "--stream-chunk 0",
+        patch("*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-b\n+B"),
+    )
+    magic("--stream-chunk 0", patch("*** Add File: c.txt\n+c"))
+    magic("--new-turn --stream-chunk 0", patch("*** Update File: b.txt\n@@\n-B\n+BB"))
+    turn_1, turn_2 = SESSION.turns
+    assert SESSION.turn is turn_2
+    later_diff = turn_2.turn_diff()
+
+    # call-1 is turn-2's own: never another turn's by guess; a missing id says how to name it
+    with pytest.raises(
+        UsageError,
+        match=r"the current turn, turn-2, has no call-2; turn-1 has one: "
+        r"%apply_patch_undo call-2 --turn turn-1",
+    ):
+        ip.run_line_magic("apply_patch_undo", "call-2")
+    with pytest.raises(UsageError, match=r"--turn 9: no such turn in this session; turns: turn-1"):
+        ip.run_line_magic("apply_patch_undo", "call-1 --turn 9")
+
+    # --force spares what the later turn changed: b.txt stays, nothing is written
+    _captured, [forced] = line(ip, "apply_patch_undo", "call-1 --turn 1 --force --approve approve")
+    assert forced.status == "error"
+    assert "b.txt: changed by call-1 of turn-2" in forced.error
+    assert (tmp_path / "a.txt").read_text() == "A\n"
+
+    _captured, [undone] = line(ip, "apply_patch_undo", "call-1 --turn turn-1 --only a.txt")
+    assert undone.status == "completed" and (tmp_path / "a.txt").read_text() == "a\n"
+    # a call of turn-1: its place, turn-1's TurnDiff; turn-2 and its diff are untouched
+    assert undone.undo["place"] == {"index": 4, "count": 4, "turn_id": "turn-1"}
+    assert undone.undo["of"] == "call-1"
+    assert "a.txt" not in undone.turn_diff and "b.txt" in undone.turn_diff
+    assert [c.call_id for c in turn_1.calls] == ["call-1", "call-2", "call-3", "call-4"]
+    assert len(turn_2.calls) == 1 and turn_2.turn_diff() == later_diff
+    assert SESSION.turn is turn_2
+    assert first.widget.undo["can_redo"] is True  # its widget knows, through refresh
+    captured, _ = line(ip, "apply_patch_turn", "--history")
+    assert "turn-1  4  call-4  undo of call-1" in captured.outputs[0].data["text/plain"]
+
+    line(ip, "apply_patch_redo", "call-1 --turn turn-1")
+    assert (tmp_path / "a.txt").read_text() == "A\n"
+
+
+def _last_record(captured: Any, call_id: str) -> dict[str, str]:
+    """The last record update of ``call_id`` among the captured outputs (what is saved)."""
+    records = [
+        o.data
+        for o in captured.outputs
+        if "record" in o.metadata.get("applypatch_ext", {})
+        and o.data["text/plain"].startswith(f"apply_patch {call_id} ")
+    ]
+    assert records, f"no record of {call_id} was displayed or updated"
+    data: dict[str, str] = records[-1]
+    return data
+
+
+def test_the_record_keeps_the_undo_panel_bounded(
+    magic: Magic, ip: InteractiveShell, tmp_path: Path
+) -> None:
+    from applypatch_ext.jupyter.panels import VERSION_LINES
+
+    long = "".join(f"line {i}\n" for i in range(VERSION_LINES + 50))
+    (tmp_path / "a.txt").write_text(long)
+    run = magic("--stream-chunk 0", patch("*** Update File: a.txt\n@@\n-line 0\n+LINE 0"))
+    widget = run.widget
+    assert "undo" in widget.state_json()  # displayed: the record renders it
+    assert "undo: call 1 of 1 in turn-1" in _last_record(run.captured, "call-1")["text/plain"]
+
+    (tmp_path / "a.txt").write_text(long + "by hand\n")
+    with capture_output() as captured:
+        click(widget, {"type": "undo", "kind": "undo"})
+    # the trait is bounded too: each version cut, the lines left out counted
+    [conflict] = widget.undo["last"]["conflicts"]
+    assert conflict["now"]["content"].count("\n") == VERSION_LINES
+    assert conflict["now"]["more_lines"] == 51
+    record = _last_record(captured, "call-1")
+    plain = record["text/plain"]
+    assert "undo: call 1 of 2 in turn-1" in plain
+    assert "last undo (call-2): error" in plain
+    assert "Undo conflict: nothing was written\na.txt: a.txt is not as the call left it" in plain
+    assert "--- before the call\nline 0\nline 1\n" in plain
+    assert f"line {VERSION_LINES - 1}\n… 50 more lines\n--- as the call left it\nLINE 0" in plain
+    assert f"line {VERSION_LINES}\n" not in plain and "… 51 more lines" in plain
+    assert "by hand" not in plain
+    assert "**Undo conflict**" in record["text/markdown"]
+    assert "as the call left it" in record["text/html"] and "… 51 more lines" in record["text/html"]
+
+    (tmp_path / "a.txt").write_text(long.replace("line 0", "LINE 0", 1))
+    with capture_output() as captured:
+        click(widget, {"type": "undo", "kind": "undo"})
+    plain = _last_record(captured, "call-1")["text/plain"]
+    assert "last undo (call-3): completed" in plain and "M a.txt" in plain
+    assert "undone: its files are back as before the call" in plain
+    assert "Undo conflict" not in plain

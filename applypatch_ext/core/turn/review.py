@@ -92,8 +92,9 @@ class Selection:
 
     @property
     def everything(self) -> bool:
+        """Every path kept whole: an all-or-nothing file (no chunks) only if it is kept."""
         return all(
-            self._whole(path) or len(self.keep[path]) == count
+            self._whole(path) if count == 0 else len(self.keep[path]) == count
             for path, count in self.counts.items()
         )
 

@@ -99,7 +99,38 @@ def conflict_message(conflicts: Sequence[Conflict], kind: Kind, target: str) -> 
     return "\n".join(lines)
 
 
+def later_message(
+    conflicts: Sequence[Conflict], later: dict[str, ApplyPatchCall], kind: Kind, target: str
+) -> str:
+    """Why ``force`` does not overwrite a file a later turn's call changed, and the way on."""
+    lines = [
+        f"{kind} of {target}: {len(conflicts)} file(s) changed since by a later turn; "
+        "--force does not overwrite those, nothing was written"
+    ]
+    for c in conflicts:
+        call = later[c.abs_path]
+        lines.append(f"  {c.path}: changed by {call.call_id} of {call.turn.turn_id}")
+    lines.append(
+        "undo those calls first, in their turn (%apply_patch_undo CALL_ID --turn TURN), or "
+        f"{kind} the other files only (only=[...], --only PATH): each turn's diff then still "
+        "says what its calls did"
+    )
+    return "\n".join(lines)
+
+
 # -- what a call changed, and what is undone ----------------------------------------------------
+
+
+def changed_later(later: Iterable[Turn], paths: Iterable[str]) -> dict[str, ApplyPatchCall]:
+    """Which of ``paths`` a call of the ``later`` turns changed: the last such call of each."""
+    wanted = set(paths)
+    found: dict[str, ApplyPatchCall] = {}
+    for turn in later:
+        for call in turn.calls:
+            for path in call_records(call):
+                if path in wanted:
+                    found[path] = call
+    return found
 
 
 def _a(kind: Kind) -> str:
@@ -233,8 +264,11 @@ class UndoCall(ApplyPatchCall):
         records: dict[str, FileRecord],
         paths: set[str],
         force: bool,
+        later: dict[str, ApplyPatchCall] | None = None,
     ) -> None:
         super().__init__(turn, call_id, options, cancel)
+        #: the files a call of a later turn changed, with that call: ``force`` keeps off them
+        self.later = dict(later or {})
         self.kind: Kind = kind
         self.target_id = target.call_id
         self.root = target.result.cwd if target.result is not None else turn.cwd
@@ -293,6 +327,10 @@ class UndoCall(ApplyPatchCall):
         self.conflicts = conflicts
         if conflicts and not self.force:
             message = conflict_message(conflicts, self.kind, self.target_id)
+            return Stop(CallStatus.ERROR, VERIFICATION_FAILED + message, error=message)
+        later = [c for c in conflicts if c.abs_path in self.later]
+        if later:
+            message = later_message(later, self.later, self.kind, self.target_id)
             return Stop(CallStatus.ERROR, VERIFICATION_FAILED + message, error=message)
         if conflicts:
             forced = {c.abs_path for c in conflicts}
@@ -366,11 +404,19 @@ def undo_call(
     only: Iterable[str] | None = None,
     force: bool = False,
     options: PipelineOptions | None = None,
+    later_turns: Sequence[Turn] = (),
 ) -> UndoCall:
     """The undo (or redo) of ``call_id`` (default: the last call not undone, or the last one
     undone), ready to run, with the target's options (its sandbox, approval policy,
     transaction) but none of its faults and no ``review``. Raises :class:`UndoError` for
-    what cannot be asked for."""
+    what cannot be asked for.
+
+    The undo is a call of ``turn``, the target's turn, also when a later turn is the current
+    one: its events, its place and its TurnDiff are that turn's (docs/behaviour.md §11.8).
+    ``later_turns``, the turns that came after it, are what ``force`` may not overwrite: a
+    file that a call of theirs changed since stays a conflict (their TurnDiffs, folded from
+    their deltas, would no longer say what is on disk).
+    """
     target = default_target(turn, kind) if call_id is None else _find(turn, call_id)
     if isinstance(target, UndoCall):
         raise UndoError(
@@ -428,6 +474,7 @@ def undo_call(
         records=records,
         paths=paths,
         force=force,
+        later=changed_later(later_turns, paths),
     )
     turn.calls.append(call)
     return call
@@ -440,10 +487,12 @@ def undo(
     only: Iterable[str] | None = None,
     force: bool = False,
     approver: Approver | Decision | str | None = None,
+    later_turns: Sequence[Turn] = (),
 ) -> CallResult:
     """Undo ``call_id`` (default: the last call not undone) and return the undo's result;
-    without an ``approver`` an approval request stops it, as :meth:`Turn.run` does."""
-    return undo_call(turn, call_id, only=only, force=force).run(approver)
+    without an ``approver`` an approval request stops it, as :meth:`Turn.run` does;
+    ``later_turns``: see :func:`undo_call`."""
+    return undo_call(turn, call_id, only=only, force=force, later_turns=later_turns).run(approver)
 
 
 def redo(
@@ -453,9 +502,12 @@ def redo(
     only: Iterable[str] | None = None,
     force: bool = False,
     approver: Approver | Decision | str | None = None,
+    later_turns: Sequence[Turn] = (),
 ) -> CallResult:
     """Redo what an undo of ``call_id`` put back (default: the last call undone)."""
-    return undo_call(turn, call_id, kind="redo", only=only, force=force).run(approver)
+    return undo_call(
+        turn, call_id, kind="redo", only=only, force=force, later_turns=later_turns
+    ).run(approver)
 
 
 def undo_turn(

@@ -101,6 +101,14 @@ def test_everything_and_nothing() -> None:
     nothing = normalize_selection(parsed, {"a.txt": [], "b.txt": False})
     assert nothing.nothing and select_hunks(parsed, nothing) is None
     assert normalize_selection(parsed, {}).nothing  # an approval covers what it names
+    # an added or deleted file left out is not everything, the rest kept whole or not
+    for left_out in ("b.txt", "c.txt"):
+        accept = {"a.txt": True, "b.txt": True, "c.txt": True, left_out: False}
+        partial = normalize_selection(parsed, accept)
+        assert not partial.everything and not partial.nothing
+        kept = select_hunks(parsed, partial)
+        assert kept is not None and left_out not in kept.patch
+        assert not_applied(partial) == [f"not applied, by the user: {left_out}"]
     assert not_applied(nothing) == [
         "not applied, by the user: a.txt",
         "not applied, by the user: b.txt",
@@ -431,3 +439,21 @@ def test_approve_for_session_with_a_selection_grants_only_the_selection(tmp_path
     call.run()
     call.resume("approve-for-session", accept={"b.txt": True})
     assert turn.session_approvals == {("", f"{tmp_path}/b.txt")}
+
+
+def test_leaving_out_only_an_added_file_applies_the_rest(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    turn = Turn(str(tmp_path))
+    call = turn.call(options=PipelineOptions(review=True))
+    call.push_delta(
+        "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** Add File: new.txt\n+n\n"
+        "*** End Patch"
+    )
+    assert call.run().status == CallStatus.AWAITING_APPROVAL
+    result = call.resume("approve-for-session", accept={"a.txt": True, "new.txt": False})
+    assert result.status == CallStatus.COMPLETED
+    assert snapshot_dir(tmp_path) == {"a.txt": b"A\n"}
+    assert result.not_applied == ("not applied, by the user: new.txt",)
+    # the session grant covers what was written, not the file left out
+    assert ("", str(tmp_path / "a.txt")) in turn.session_approvals
+    assert ("", str(tmp_path / "new.txt")) not in turn.session_approvals

@@ -392,6 +392,51 @@ def test_an_undo_waiting_for_approval_takes_no_selection_of_hunks(
     assert not (tmp_path / "outside.txt").exists()
 
 
+def test_undo_calls_are_numbered_by_the_turns_public_counter(root: Path) -> None:
+    turn = turn_in(root)
+    assert turn.fresh_call_id() == "call-1"  # handed out once: the next call is call-2
+    turn.run(patch("*** Add File: a.txt\n+a"), "approve")
+    call = undo_call(turn)
+    assert [c.call_id for c in turn.calls] == ["call-2", "call-3"]
+    assert call.call_id == "call-3" and call.target_id == "call-2"
+    assert turn.fresh_call_id() == "call-4"
+
+
+def test_an_earlier_turns_call_is_undone_in_its_turn_and_force_spares_later_turns(
+    root: Path,
+) -> None:
+    (root / "a.txt").write_text("a\n")
+    (root / "b.txt").write_text("b\n")
+    first = Turn(str(root), options=PipelineOptions(sandbox=WORKSPACE), turn_id="turn-1")
+    first.run(
+        patch("*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-b\n+B"), "approve"
+    )
+    second = Turn(str(root), options=PipelineOptions(sandbox=WORKSPACE), turn_id="turn-2")
+    second.run(patch("*** Update File: b.txt\n@@\n-B\n+BB"), "approve")
+    later_diff = second.turn_diff()
+
+    # b.txt changed by turn-2: a conflict, and --force does not overwrite it
+    forced = undo_call(first, "call-1", force=True, later_turns=[second]).run("approve")
+    assert forced.status == CallStatus.ERROR
+    assert forced.error is not None
+    assert "b.txt: changed by call-1 of turn-2" in forced.error
+    assert "--force does not overwrite those, nothing was written" in forced.error
+    assert (root / "a.txt").read_text() == "A\n" and (root / "b.txt").read_text() == "BB\n"
+
+    # the other file only: the undo is a call of turn-1, its TurnDiff shrinks, turn-2's stays
+    undone = undo_call(first, "call-1", only=["a.txt"], later_turns=[second]).run("approve")
+    assert undone.status == CallStatus.COMPLETED
+    assert (root / "a.txt").read_text() == "a\n"
+    assert [c.call_id for c in first.calls] == ["call-1", "call-2", "call-3"]
+    assert "a.txt" not in first.turn_diff() and "b.txt" in first.turn_diff()
+    assert second.turn_diff() == later_diff and len(second.calls) == 1
+
+    # once turn-2's call is undone in turn-2, b.txt is as turn-1 left it: undone from turn-1
+    second.undo("call-1", approver="approve")
+    assert undo_call(first, "call-1", later_turns=[second]).run("approve").status == "completed"
+    assert (root / "b.txt").read_text() == "b\n" and first.turn_diff() == ""
+
+
 def test_the_undo_of_a_reviewed_call_asks_only_where_safety_asks(
     root: Path, tmp_path: Path
 ) -> None:
