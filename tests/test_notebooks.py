@@ -306,7 +306,7 @@ def test_notebook_files(runs: dict[str, Run]) -> None:
     assert (
         "the JSON, as the patch changed it" in views[1] and "invalid notebook: cell 3" in views[1]
     )
-    assert "<i>in the TurnDiff</i>" in views[3] and "turn diff:" in views[3]
+    assert "<i>in the TurnDiff</i>" in views[3] and "<b>Turn diff</b>" in views[3]
     assert "1 added, 2 changed, 2 unchanged cells" in views[3]
 
 
