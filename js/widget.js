@@ -1302,7 +1302,7 @@ export function sourcesOf(entry) {
  * and whose body is its table, re-rendered when the mode changes or a fold is opened.
  * @param {{id: string, path: string, head: (Node | string | null)[], rows: Row[], sources: Sources,
  *   preview?: boolean, limit?: number, open: boolean, added: number, removed: number, attrs?: Record<string, any>,
- *   cut?: number}} f lines of the file's text that were cut for the view (`cut_lines`)
+ *   cut?: number, count?: number}} f lines of the file's text that were cut for the view (`cut_lines`)
  * @param {{mode: string, opened: Map<string, Set<string>>, openFiles: Map<string, boolean>}} state
  */
 function fileBlock(f, state) {
@@ -1332,6 +1332,17 @@ function fileBlock(f, state) {
       body,
     )
   );
+  // Off the screen, a file of a long list is skipped (`content-visibility: auto`) and counts as
+  // this tall: an open file as tall as its shown rows (up to the table's max-height), so that
+  // the browser does not take the hundreds of files after a first open one for visible ones
+  // and lay them all out at once (a long task of the 500-file call).
+  const estimate = () => {
+    const open = typeof details.open === "boolean" ? details.open : details.getAttribute("open") !== null;
+    const rows = open ? Math.min(f.count ?? f.rows.length, f.limit ?? Infinity) : 0;
+    details.style?.setProperty?.("contain-intrinsic-size", `auto calc(1.6em + ${Math.min(rows * 1.5, 36)}em)`);
+  };
+  details.addEventListener("toggle", estimate);
+  estimate();
   const cut = f.cut
     ? h("div", {
         class: "applypatch-more applypatch-cut",

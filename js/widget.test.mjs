@@ -604,6 +604,14 @@ class FakeElement {
     this.scrollTop = 0;
     this.scrollHeight = 0;
     this.clientHeight = 0;
+    /** @type {Map<string, string>} inline style properties (setProperty / getPropertyValue) */
+    const props = new Map();
+    this.style = {
+      /** @param {string} name @param {string} value */
+      setProperty: (name, value) => props.set(name, String(value)),
+      /** @param {string} name */
+      getPropertyValue: (name) => props.get(name) ?? "",
+    };
   }
   /** @param {...any} nodes */
   append(...nodes) {
@@ -1888,6 +1896,32 @@ describe("sections", () => {
     assert.match(file.textContent, /\+5000 -0/);
     assert.equal(file.getAttribute("open"), null); // long: it waits for the reader
     assert.equal(el.byClass("applypatch-dl").length, 0); // no row made
+  });
+
+  test("an off-screen file counts as tall as its open rows (content-visibility), closed as a line", () => {
+    const content = Array.from({ length: 5000 }, (_, i) => `line ${i}`).join("\n") + "\n";
+    const changes = changesSection();
+    changes.update({
+      proposed: {
+        "/w/short.txt": { type: "add", content: "a\nb\nc\n" },
+        "/w/big.txt": { type: "add", content },
+      },
+      delta: { changes: [], exact: true },
+      meaning: meaning(STATUS.running),
+      cwd: "/w",
+      sources: {},
+    });
+    const el = fake(changes.el);
+    const [short, big] = el.byClass("applypatch-change");
+    const size = (/** @type {any} */ f) => f.style.getPropertyValue("contain-intrinsic-size");
+    assert.equal(short.getAttribute("open"), ""); // short: open, 3 rows of 1.5em
+    assert.equal(size(short), "auto calc(1.6em + 4.5em)");
+    assert.equal(big.getAttribute("open"), null); // long: closed, its summary line only
+    assert.equal(size(big), "auto calc(1.6em + 0em)");
+    // opened by the reader: as tall as the table's max-height (36em), not 5,000 rows
+    big.setAttribute("open", "");
+    for (const fn of big.listeners.get("toggle") ?? []) fn({ type: "toggle" });
+    assert.equal(size(big), "auto calc(1.6em + 36em)");
   });
 
   test("a text cut for the view counts every line and says what was cut", () => {
