@@ -237,7 +237,14 @@ def from_widget(source: CallView, content: Mapping[str, Any]) -> None:
     if content.get("type") == "undo-approval":
         pending = source.pending_undo
         if pending is not None:
-            pending.decide(str(content.get("decision", "")))
+            result = pending.call.result
+            try:
+                if result is None or result.status != CallStatus.AWAITING_APPROVAL:
+                    raise ValueError(f"{pending.call.call_id} is not waiting for approval")
+                pending.answer(Decision(str(content.get("decision", ""))))
+            except ValueError as exc:  # not a decision, or the undo no longer waits: say so
+                source.show_undo({**outcome(pending), "error": f"not sent: {exc}"})
+                return
             source.show_undo(outcome(pending))
             refresh(source.call.turn)
         return

@@ -245,9 +245,18 @@ def test_an_undo_outside_the_root_asks_like_the_call(
     assert last["status"] == "awaiting-approval"
     assert last["approval"]["files"] == [str(tmp_path / "out.txt")]
     assert (tmp_path / "out.txt").exists()
+    # an answer the widget never sends is shown as not sent, and the undo still waits
+    click(widget, {"type": "undo-approval", "decision": "yes please"})
+    assert widget.undo["last"]["status"] == "awaiting-approval"
+    assert widget.undo["last"]["error"].startswith("not sent: ")
+    assert (tmp_path / "out.txt").exists()
     click(widget, {"type": "undo-approval", "decision": "approve"})
     assert widget.undo["last"]["status"] == "completed"
     assert snapshot_dir_with_modes(tmp_path) == before
+    # a second answer, once the undo ended, is refused the same way: nothing runs again
+    click(widget, {"type": "undo-approval", "decision": "decline"})
+    assert widget.undo["last"]["status"] == "completed"
+    assert "not waiting for approval" in widget.undo["last"]["error"]
 
 
 def test_partial_failure_and_inexact_delta_through_the_shell(
