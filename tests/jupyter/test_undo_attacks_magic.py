@@ -184,3 +184,23 @@ def test_a_malformed_undo_message_widens_nothing(
     last = run.widget.undo["last"]
     assert last["status"] == "error" and error in last["error"]
     assert snapshot_dir_with_modes(tmp_path) == edited
+
+
+@pytest.mark.parametrize("outside", ["../victim.txt", "/etc/passwd", "a.txt/../../victim.txt"])
+def test_an_undo_message_naming_a_file_the_call_never_wrote_writes_nothing(
+    magic: Magic, tmp_path: Path, outside: str
+) -> None:
+    """``only`` picks among the call's own files: a path the call never wrote (outside the
+    root, absolute, or climbing out through one of its files) is refused, nothing written."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "a.txt").write_text("a\n")
+    (tmp_path / "victim.txt").write_text("keep\n")
+    run = magic(f"--cwd {project} --stream-chunk 0", patch("*** Update File: a.txt\n@@\n-a\n+A"))
+    assert run.widget.status == "completed"
+    before = snapshot_dir_with_modes(tmp_path)
+    run.widget._handle_custom_msg({"type": "undo", "kind": "undo", "only": [outside]}, [])
+    last = run.widget.undo["last"]
+    assert last["status"] == "error" and last["error"], last
+    assert snapshot_dir_with_modes(tmp_path) == before
+    assert (tmp_path / "victim.txt").read_text() == "keep\n"
