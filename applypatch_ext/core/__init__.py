@@ -1,7 +1,9 @@
 """The apply_patch pipeline of the Codex CLI, in pure Python (standard library only).
 
-Stages, one module each: :mod:`.parser` / :mod:`.streaming` (text to hunks), :mod:`.seek`
-(locating chunks), :mod:`.contents` (new file contents), :mod:`.verify` (read-only, the proposed
-change map), :mod:`.apply` (the only module that writes; the committed delta), :mod:`.diff`
-(similar-compatible unified diffs). All file access goes through :mod:`.fs`.
+Three floors and what agents write, importing downward only: :mod:`.parse` (the patch as
+text) <- :mod:`.apply` (the patch against files; all file access goes through
+:mod:`.apply.fs`, and :mod:`.apply.runtime` is the only writer) <- :mod:`.turn` (the patch as
+a tool call in a user's turn) <- :mod:`.agents` (session files and Responses API items,
+replayed). :mod:`.errors`, :mod:`.text` and :mod:`.interrupts` are shared by every floor.
+docs/architecture.md lists every module and its job.
 """

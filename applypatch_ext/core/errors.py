@@ -8,14 +8,42 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class ErrorReason(StrEnum):
+    """Which rule an error stands for, beside its text (which is the reference's, byte for
+    byte): what the failure atlas maps a kind from, never the text."""
+
+    # the patch text (parse errors)
+    FIRST_LINE = "first_line"
+    LAST_LINE = "last_line"
+    ENVIRONMENT = "environment"  # an empty or repeated environment id
+    INVALID_HUNK_HEADER = "invalid_hunk_header"
+    UNEXPECTED_LINE = "unexpected_line"  # a line of an Update that is no diff line
+    EXPECTED_CONTEXT_MARKER = "expected_context_marker"  # a line after a chunk that is no `@@`
+    EMPTY_CHUNK = "empty_chunk"
+    EMPTY_UPDATE = "empty_update"  # an Update hunk without any chunk
+    # a file step (IoError)
+    READ = "read"  # reading the file to update or delete
+    NOT_A_FILE = "not_a_file"  # the file to update is a directory or another non-file
+    DELETE = "delete"  # deleting the file of a Delete hunk
+    WRITE = "write"  # writing, creating or removing any other file or folder
 
 
 class ApplyPatchError(Exception):
-    """Base of every error raised by :mod:`applypatch_ext.core`."""
+    """Base of every error raised by :mod:`applypatch_ext.core`.
 
-    def __init__(self, message: str) -> None:
+    ``hunk`` is the 0-based index of the hunk that failed, when a verification or an
+    application says which (None otherwise): where a diagnosis looks in the patch."""
+
+    hunk: int | None = None
+
+    def __init__(self, message: str, reason: ErrorReason | None = None) -> None:
         super().__init__(message)
         self.message = message
+        #: the rule the error stands for (None: the class says it all)
+        self.reason = reason
 
     def __str__(self) -> str:
         return self.message
@@ -40,11 +68,19 @@ class InvalidPatchError(ParseError):
         return f"invalid patch: {self.message}"
 
 
+class DuplicatePathError(InvalidPatchError):
+    """Two hunks act on one resolved path (verification, docs/behaviour.md §5.2)."""
+
+
+class MoveOntoItselfError(InvalidPatchError):
+    """An Update moves its file onto itself, which applying would delete (verification)."""
+
+
 class InvalidHunkError(ParseError):
     """An error at one line: ``invalid hunk at line <n>, <msg>``."""
 
-    def __init__(self, message: str, line_number: int) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, line_number: int, reason: ErrorReason | None = None) -> None:
+        super().__init__(message, reason)
         self.line_number = line_number
 
     def __str__(self) -> str:
@@ -64,10 +100,16 @@ class InvalidPathError(ApplyPatchError):
 
 
 class IoError(ApplyPatchError):
-    """A filesystem step failed; the text is the context (plus the OS reason for reads)."""
+    """A filesystem step failed; the text is the context (plus the OS reason for reads), the
+    ``reason`` which step it was (:data:`ErrorReason.WRITE` unless said)."""
 
-    def __init__(self, message: str, cause: BaseException | None = None) -> None:
-        super().__init__(message)
+    def __init__(
+        self,
+        message: str,
+        cause: BaseException | None = None,
+        reason: ErrorReason = ErrorReason.WRITE,
+    ) -> None:
+        super().__init__(message, reason)
         self.cause = cause
 
 
@@ -87,6 +129,8 @@ class MatchFailure:
     start: int
     is_end_of_file: bool
     file_lines: Sequence[str] = field(repr=False, compare=False, default=())
+    #: the 0-based index of the chunk in its hunk (None: not said)
+    chunk: int | None = None
 
 
 class ComputeReplacementsError(ApplyPatchError):

@@ -34,7 +34,7 @@ _gate: _Gate | None = None
 
 
 class Cancellable(Protocol):
-    """What :func:`checkpoint` reads: a :class:`~.faults.CancellationToken`."""
+    """What :func:`checkpoint` reads: a :class:`CancellationToken`."""
 
     @property
     def cancelled(self) -> bool: ...

@@ -3,7 +3,9 @@
 What this module does: the Unicode ``White_Space`` trim sets used by Rust's ``str::trim``
 (Python's ``str.strip()`` also strips U+001C-U+001F), Rust's ``str::lines`` splitting, the
 line-with-terminator split used by the line-ending preserving mode, strict UTF-8 decoding with
-Rust's error texts, and Rust's formatting of OS errors (``<strerror> (os error <n>)``).
+Rust's error texts, and Rust's formatting of OS errors (``<strerror> (os error <n>)``). And the
+one way every message of the package counts things in English (:func:`plural`: ``1 file``,
+``2 files``).
 
 What it does not do: any patch grammar or file access.
 """
@@ -145,3 +147,9 @@ def format_io_error(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror
     return str(exc)
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """``count`` and its noun in English: ``1 file``, ``2 files``, ``0 files``; ``nouns`` is the
+    plural when it is not ``noun`` + ``s`` (``plural(n, "file or chunk", "files or chunks")``)."""
+    return f"{count} {noun if count == 1 else (nouns or noun + 's')}"

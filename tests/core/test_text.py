@@ -11,6 +11,7 @@ from applypatch_ext.core.text import (
     Utf8DecodeError,
     decode_utf8,
     format_io_error,
+    plural,
     rust_lines,
     rust_rtrim,
     rust_trim,
@@ -92,3 +93,17 @@ def test_os_errors_are_formatted_like_rust() -> None:
         "file is too large to read: limit is 536870912 bytes"
     )
     assert format_io_error(NulInPathError()) == "file name contained an unexpected NUL byte"
+
+
+@pytest.mark.parametrize(
+    ("count", "words", "said"),
+    [
+        (0, ("file",), "0 files"),
+        (1, ("file",), "1 file"),
+        (2, ("more line",), "2 more lines"),
+        (1, ("file or chunk", "files or chunks"), "1 file or chunk"),
+        (3, ("file or chunk", "files or chunks"), "3 files or chunks"),
+    ],
+)
+def test_plural_counts_in_english(count: int, words: tuple[str, ...], said: str) -> None:
+    assert plural(count, *words) == said

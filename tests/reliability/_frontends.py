@@ -32,9 +32,9 @@ from IPython.utils.capture import capture_output
 from applypatch_ext.core.turn.events import ApplyPatchApprovalRequest
 from applypatch_ext.core.turn.options import CallStatus, Decision, PipelineOptions
 from applypatch_ext.core.turn.turn import Turn
-from applypatch_ext.jupyter import magic as magic_module
-from applypatch_ext.jupyter.session import SESSION
-from applypatch_ext.jupyter.widget import ApplyPatchWidget
+from applypatch_ext.jupyter.live.session import SESSION
+from applypatch_ext.jupyter.live.widget import ApplyPatchWidget
+from applypatch_ext.jupyter.magics import magic as magic_module
 
 FRONTENDS = ("library", "turn", "magic")
 MODES = ("never", "decline", "approve")

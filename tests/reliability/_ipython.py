@@ -11,7 +11,7 @@ from IPython.core.getipython import get_ipython
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.testing.globalipapp import start_ipython
 
-from applypatch_ext.jupyter.session import SESSION
+from applypatch_ext.jupyter.live.session import SESSION
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
-from applypatch_ext.jupyter.session import SESSION
+from applypatch_ext.jupyter.live.session import SESSION
 
 from ._ipython import ipython  # noqa: F401 - the fixture
 from ._reference import ours, reference_binary
@@ -141,6 +141,26 @@ def test_turn_checks_every_patch_file_before_applying_any(
     assert proc.stdout == ""
     assert proc.stderr == f"{complaint}\nnothing was applied: none of the 2 files was run\n"
     assert list((turn_dir / "work").iterdir()) == []  # first.patch was not applied
+
+
+@pytest.mark.parametrize(
+    ("bad", "complaint"),
+    [
+        ("missing.patch", "cannot read it: No such file or directory"),
+        ("latin1.patch", "is not UTF-8 (byte 0xe9 at offset 37); a patch is UTF-8 text"),
+        ("adir", "cannot read it: Is a directory"),
+    ],
+)
+def test_turn_with_one_unreadable_file_says_it_was_not_run(
+    turn_dir: Path, bad: str, complaint: str
+) -> None:
+    proc = run_turn(turn_dir, bad)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.splitlines() == [
+        f"error: PATCH_FILE {bad!r}{'' if complaint.startswith('is') else ':'} {complaint}",
+        "nothing was applied: the file was not run",
+    ]
+    assert list((turn_dir / "work").iterdir()) == []
 
 
 def test_turn_names_every_bad_file(turn_dir: Path) -> None:

@@ -9,7 +9,9 @@ that working directory by itself, restores the tree, compared whole with the ori
 path, every byte, every mode, every symlink, no directory left over. Also: a crash during the
 recovery (recover again ends exact), a second SIGINT during a rollback (it waits until the
 rollback is complete), a full disk under the journal (nothing changes), a call still running
-(never recovered from under it), and the crash sweep (random kill points; counts printed).
+(never recovered from under it), and the crash sweep (random kill points; counts printed),
+also with the journal tampered with after the kill (issue 21: then refused and moved aside,
+nothing written outside any root, the tree left as the kill left it).
 """
 
 from __future__ import annotations
@@ -30,11 +32,13 @@ import pytest
 
 from applypatch_ext.core.apply.fs import LocalFilesystem
 from applypatch_ext.core.apply.journal import journal_dir, journal_path
+from applypatch_ext.core.apply.state import KEY_PREFIX, key_path
 from applypatch_ext.core.apply.transaction import Transaction
 from applypatch_ext.core.turn.options import CallStatus, PipelineOptions
 from applypatch_ext.core.turn.turn import Turn
 
 from ..trees import snapshot_dir_with_modes
+from ._journals import attack_entries, signed_journal, unsigned_journal
 from ._support import FIGURES, SCALE, scaled
 
 ATOMIC = PipelineOptions(transaction=Transaction.ATOMIC)
@@ -245,7 +249,7 @@ DYING_RECOVERY = textwrap.dedent(
     """
     import os, signal, sys
     from applypatch_ext.core.apply.fs import LocalFilesystem
-    from applypatch_ext.core.apply.transaction import recover
+    from applypatch_ext.core.turn.recovery import recover
 
     LIMIT = int(sys.argv[2])
     count = 0
@@ -478,6 +482,116 @@ def test_crash_sweep(tmp_path: Path) -> None:
     FIGURES["crash sweep distinct kill points"] += len(points)
     assert FIGURES["crash sweep kill points hit"] > 0
     assert SCALE >= 1
+
+
+#: How a journal is tampered with after the kill, and what its refusal says.
+TAMPERINGS = {
+    "flip-a-byte": "signature does not match",  # one byte of one line's JSON changed
+    "retarget": "signature does not match: changed since",  # an entry's path pointed outside
+    "forge": "signature does not match: changed since",  # an entry added: setuid file outside
+    "unsigned": "it is not signed (a format version 1 journal",  # the issue's journal
+    "foreign-key": "its signature does not match this user's key",  # the same, another key
+    "key-swapped": "its signature does not match this user's key",  # another key, 0600
+    "mode-0644": "its mode is 0o644: others may read or write it",
+    "truncated": "it is cut short: ",  # cut inside the entries written at its start
+    "symlink": "it is a symbolic link, not a file this program wrote (to ",
+}
+
+
+def tamper(how: str, journal: str, root: Path, outside: Path, rng: random.Random) -> None:
+    """Change the killed call's journal as someone who can write the state folder would."""
+    data = Path(journal).read_bytes()
+    lines = data.splitlines(keepends=True)
+    attack = attack_entries(outside, outside)  # the config it rewrites: outside/.codex
+    if how == "flip-a-byte":
+        i = rng.randrange(len(lines))
+        pos = rng.randrange(65, len(lines[i]) - 1)
+        line = bytearray(lines[i])
+        line[pos] = ord("A") if line[pos] != ord("A") else ord("B")
+        lines[i] = bytes(line)
+    elif how == "retarget":
+        i = rng.randrange(2, len(lines))
+        signature, entry = lines[i][:65], json.loads(lines[i][65:])
+        entry["path"] = f"{outside}/victim.txt"
+        lines[i] = signature + json.dumps(entry, separators=(",", ":")).encode() + b"\n"
+    elif how == "forge":
+        forged = json.dumps(attack[0], separators=(",", ":")).encode()
+        lines.append(os.urandom(32).hex().encode() + b" " + forged + b"\n")
+    elif how == "unsigned":
+        lines = [unsigned_journal(root, attack)]
+    elif how == "foreign-key":
+        lines = [signed_journal(root, attack, os.urandom(32), {"view": "unconfined"})]
+    elif how == "key-swapped":
+        key = Path(key_path())
+        key.write_bytes(KEY_PREFIX + os.urandom(32))
+    elif how == "mode-0644":
+        os.chmod(journal, 0o644)
+    elif how == "truncated":
+        lines = [data[: rng.randint(1, len(data) // 2)]]
+    else:
+        assert how == "symlink"
+        copy = root.parent / f"{root.name}.journal-copy"
+        copy.write_bytes(data)
+        os.remove(journal)
+        os.symlink(copy, journal)
+    if how in ("flip-a-byte", "retarget", "forge", "unsigned", "foreign-key", "truncated"):
+        Path(journal).write_bytes(b"".join(lines))
+
+
+def test_crash_sweep_with_the_journal_tampered_after_the_kill(tmp_path: Path) -> None:
+    """Killed (SIGKILL) at random changes, then the journal tampered with in each way: the
+    recovery (``recover``, or the next call) refuses it, naming it and why, and moves it aside;
+    nothing outside any root changes (no setuid file, no file deleted, no config rewritten) and
+    recovery writes nothing in the tree either: it is left as the kill left it."""
+    rng = random.Random(2121)
+    template = tmp_path / "template"
+    patch = tmp_path / "change.patch"
+    patch.write_text(build_tree(template, 24))
+    ops = count_changes(template, patch.read_text(), tmp_path / "counted")
+    outside = tmp_path / "outside"
+    (outside / ".codex").mkdir(parents=True)
+    (outside / "victim.txt").write_text("victim\n")
+    (outside / ".codex" / "config.toml").write_text('sandbox_mode = "workspace-write"\n')
+    world = snapshot(outside)
+    runs = scaled(len(TAMPERINGS))
+    for run in range(runs):
+        how = list(TAMPERINGS)[run % len(TAMPERINGS)]
+        root = tmp_path / f"run{run}"
+        shutil.copytree(template, root, symlinks=True)
+        point = rng.randint(1, max(1, ops // 2))
+        proc = start_turn(root, patch, "--fault", f"kill:{point}")
+        proc.communicate(timeout=60)
+        assert proc.returncode == -signal.SIGKILL, outputs(patch)
+        journal = journal_path(str(root))
+        killed = snapshot(root)
+        tamper(how, journal, root, outside, rng)
+        FIGURES["crash sweep tampered journals"] += 1
+        if run % 2 == 0:
+            done = module("recover", "--cwd", str(root))
+            assert done.returncode == 1, (how, done.stdout)
+            assert done.stderr.startswith(f"refused the journal {journal} found for "), done.stderr
+            assert TAMPERINGS[how] in done.stderr.splitlines()[0], (how, done.stderr)
+            assert "Traceback" not in done.stderr
+            assert (
+                "nothing was restored from it and it will not be used; it was moved aside to "
+                in (done.stderr)
+            )
+        else:
+            result = Turn(str(root)).run("*** Begin Patch\n*** End Patch\n", "approve")
+            (refused,) = [
+                e.event for e in result.events if e.event.type == "transaction_journal_refused"
+            ]
+            assert refused.journal == journal and refused.moved_to is not None, how
+            assert TAMPERINGS[how] in refused.reason, (how, refused.reason)
+            assert "transaction_recovered" not in [e.event.type for e in result.events]
+        FIGURES["crash sweep tampered journals refused"] += 1
+        assert not os.path.lexists(journal), how
+        assert [
+            n for n in os.listdir(journal_dir()) if n.startswith(Path(journal).name + ".refused-")
+        ]
+        assert snapshot(outside) == world, how
+        assert snapshot(root) == killed, f"{how}: recovery wrote nothing in the tree"
+        shutil.rmtree(root)
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")

@@ -13,6 +13,7 @@ command and ``%%apply_patch`` (plain and as a shell-form ``cd sub && apply_patch
 from __future__ import annotations
 
 from pathlib import Path
+from unittest.mock import ANY
 
 import pytest
 
@@ -84,7 +85,13 @@ def test_fold_retry_lists_and_confines_every_path(
     if frontend == "magic":
         assert result.widget_cwd == str(ws)
         assert result.pending_views == [
-            {"files": [a, evil], "reason": RETRY_REASON, "retry": True, "cwd": str(ws)}
+            {
+                "files": [a, evil],
+                "reason": RETRY_REASON,
+                "retry": True,
+                "cwd": str(ws),
+                "request_id": ANY,
+            }
         ]
     if mode == "decline":
         assert result.status == "failed"

@@ -99,7 +99,8 @@ def test_a_raising_pre_hook_fails_the_call_and_writes_nothing(tmp_path: Path) ->
     assert (result.status, result.output, result.error) == (CallStatus.FAILED, message, message)
     assert result.delta.is_empty()
     assert list(tmp_path.iterdir()) == []
-    assert [e.event.type for e in result.events] == ["patch_apply_updated"]
+    assert [e.event.type for e in result.events] == ["patch_apply_updated", "patch_diagnosis"]
+    assert result.diagnosis is not None and result.diagnosis.kind == "hook_failed"
     assert seen == [CallStatus.FAILED]  # the post hook still sees the outcome
 
 

@@ -6,7 +6,7 @@
   as in Jupyter) and the HTML it gives is parsed: no ``<img>``, no ``<script>``, no ``on*=``
   attribute, no raw ``<img`` text.
 * The plain-text fallback carried raw ESC, CR and bidi controls to the terminal: they are shown
-  as ``␛``, ``␍`` and ``\\u202e`` (see the top of applypatch_ext/jupyter/display.py).
+  as ``␛``, ``␍`` and ``\\u202e`` (see the top of applypatch_ext/jupyter/records/display.py).
 * A path containing `` b/`` was shown under the wrong name in the TurnDiff summaries: the
   names now come from the tracker, not from the ``diff --git`` header.
 
@@ -25,14 +25,8 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 from markdown_it import MarkdownIt
 
-from applypatch_ext.jupyter.display import (
-    md_code,
-    md_fence,
-    render_html,
-    render_markdown,
-    render_plain,
-    visible,
-)
+from applypatch_ext.jupyter.records.display import render_html, render_markdown, render_plain
+from applypatch_ext.markup import md_code, md_fence, visible
 
 from ._ipython import ipython  # noqa: F401 - the fixture
 
@@ -123,7 +117,16 @@ def test_the_html_fallback_is_escaped_and_names_files_from_the_tracker(
     page = data["text/html"]
     assert_harmless_html(page)
     assert_no_raw_controls(page)
-    # the turn diff's files (ids ``...-t-N``), each named in its data-applypatch-file
+    # the record's summary of the turn: its files, escaped, by the tracker's names
+    turn = page[page.index("<b>Turn diff</b>") :]
+    for name in ("a`&lt;img src=x onerror=alert(1)&gt;`.txt", "<code>x b/y</code>"):
+        assert name in turn
+    # %apply_patch_turn: the turn diff's files (ids ``...-t-N``), each in data-applypatch-file
+    with capture_output() as captured:
+        ipython.run_line_magic("apply_patch_turn", "")
+    page = captured.outputs[-1].data["text/html"]
+    assert_harmless_html(page)
+    assert_no_raw_controls(page)
     summaries = re.findall(r'<details[^>]* id="[^"]*-t-\d+" data-applypatch-file="([^"]*)"', page)
     assert summaries == sorted(
         [
@@ -148,12 +151,14 @@ def test_the_plain_text_fallback_carries_no_control_characters(
     plain = data["text/plain"]
     assert_no_raw_controls(plain)
     assert "log␛[2J␛]0;pwned␇␍ok\\u202etxt.exe" in plain
-    assert "+␛[31mred␍" in plain  # the content, in the turn diff
+    assert "+␛[31mred␍" in plain  # the content, in the call's own changes
     assert "\\u202eevil" in plain
     assert plain.count("\n") > 10  # a block's lines stay lines
     with capture_output() as captured:
         ipython.run_line_magic("apply_patch_turn", "")
-    assert_no_raw_controls(captured.outputs[-1].data["text/plain"])
+    turn = captured.outputs[-1].data["text/plain"]
+    assert_no_raw_controls(turn)
+    assert "+␛[31mred␍" in turn and "\\u202eevil" in turn  # the turn diff
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from applypatch_ext.core.apply.explain import explain_match_failure
+from applypatch_ext.core.apply.explain import WORK_BUDGET, explain_match_failure
 from applypatch_ext.core.apply.fs import LocalFilesystem
 from applypatch_ext.core.apply.seek import _find
 from applypatch_ext.core.errors import CancelledError, MatchFailure
@@ -275,7 +275,7 @@ def _slow_case(n_file: int, n_context: int) -> tuple[str, str]:
 STAGE_CHILD = """
     import json, os, signal, sys, threading, time
     from IPython.testing.globalipapp import start_ipython
-    from applypatch_ext.jupyter.session import SESSION
+    from applypatch_ext.jupyter.live.session import SESSION
 
     ip = start_ipython()
     ip.run_line_magic("load_ext", "applypatch_ext")
@@ -358,7 +358,7 @@ EXPLAIN_CHILD = """
     with cancellation(token):
         try:
             # No deadline: only the interrupt can stop this explanation.
-            explain_match_failure(failure, lines, timeout=None)
+            explain_match_failure(failure, lines, budget=None)
             outcome = "finished"
         except CancelledError as exc:
             outcome = "cancelled: " + str(exc)
@@ -402,9 +402,11 @@ def test_checkpoint_raises_only_for_the_current_cancelled_token() -> None:
 def test_explanation_past_its_deadline_says_it_gave_up() -> None:
     text, _patch = _slow_case(100, 10)
     failure = MatchFailure("/w/data.csv", "lines", ("0,0,0,0,0",) * 10 + ("9,9,9,9,9",), 0, False)
-    explanation = explain_match_failure(failure, text.splitlines(), timeout=0)
+    explanation = explain_match_failure(failure, text.splitlines(), budget=0)
     assert explanation.region_start is None
-    assert explanation.summary.startswith("gave up looking for the closest region after 0 s")
+    assert explanation.summary.startswith(
+        "gave up looking for the closest region after 0 steps of work"
+    )
     assert "the file has 100 lines, the chunk 11" in explanation.summary
 
 
@@ -412,10 +414,10 @@ def test_explanation_of_the_slow_case_still_finds_the_region() -> None:
     text, _patch = _slow_case(100_000, 1000)
     expected = ("0,0,0,0,0",) * 1000 + ("9,9,9,9,9",)
     failure = MatchFailure("/w/data.csv", "lines", expected, 0, False)
-    explanation = explain_match_failure(failure, text.splitlines(), timeout=None)
+    explanation = explain_match_failure(failure, text.splitlines(), budget=WORK_BUDGET)
     assert explanation.region_start == 0
     assert explanation.summary == (
-        "closest region starts at line 1: 1000 of 1001 lines match (1000 exact); 1 differ"
+        "closest region starts at line 1: 1000 of 1001 lines match (1000 exact); 1 differs"
     )
 
 

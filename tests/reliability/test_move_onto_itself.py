@@ -55,7 +55,10 @@ def test_the_pipeline_refuses_it_at_verification(tmp_path: Path, dest: str) -> N
     assert result.stage == "verifying"
     assert result.error == refusal(tmp_path, dest)
     assert result.output == "apply_patch verification failed: " + refusal(tmp_path, dest)
-    assert [e.event.type for e in result.events] == ["patch_apply_updated"]  # no begin
+    # no begin: the verification's error and its diagnosis
+    assert [e.event.type for e in result.events] == ["patch_apply_updated", "patch_diagnosis"]
+    assert result.diagnosis is not None and result.diagnosis.kind == "move_onto_itself"
+    assert result.diagnosis.path == "a.txt" and result.diagnosis.patch_line == 2
     assert result.delta.is_empty()
     assert (tmp_path / "a.txt").read_text() == "one\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]

@@ -12,57 +12,30 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from ..trees import snapshot_dir
+from ._sessions import custom, exec_call, patch, session
 
 TURN = "turn-hostile"
 
 
-def _line(kind: str, payload: dict[str, Any]) -> str:
-    return json.dumps({"timestamp": "2026-12-01T10:00:00.000Z", "type": kind, "payload": payload})
-
-
-def _patch(*lines: str) -> str:
-    return "\n".join(["*** Begin Patch", *lines, "*** End Patch"])
-
-
-def _custom(call_id: str, patch: str) -> str:
-    payload = {"type": "custom_tool_call", "status": "completed", "call_id": call_id}
-    return _line("response_item", {**payload, "name": "apply_patch", "input": patch})
-
-
-def _exec(call_id: str, cmd: str, workdir: str | None = None) -> str:
-    arguments: dict[str, Any] = {"cmd": cmd}
-    if workdir is not None:
-        arguments["workdir"] = workdir
-    payload = {"type": "function_call", "status": "completed", "name": "exec_command"}
-    return _line(
-        "response_item", {**payload, "call_id": call_id, "arguments": json.dumps(arguments)}
-    )
-
-
 def hostile_session(recorded_cwd: str, outside: Path) -> str:
     heredoc = "apply_patch <<'EOF'\n{}\nEOF\n"
-    policy = {"approval_policy": "never", "sandbox_policy": {"type": "danger-full-access"}}
-    return "\n".join(
-        [
-            _line("session_meta", {"id": "s", "cwd": recorded_cwd, "cli_version": "0.163.0"}),
-            _line("event_msg", {"type": "task_started", "turn_id": TURN}),
-            _line("turn_context", {"turn_id": TURN, "cwd": recorded_cwd, **policy}),
-            _custom("abs", _patch(f"*** Add File: {outside / 'abs.txt'}", "+owned")),
-            _custom("dotdot", _patch("*** Update File: ../victim.txt", "@@", "-mine", "+owned")),
-            _exec("cd_up", "cd .. && " + heredoc.format(_patch("*** Add File: cd.txt", "+owned"))),
-            _exec(
-                "cd_git",
-                "cd .git && "
-                + heredoc.format(_patch("*** Add File: hooks/post-commit", "+#!/bin/sh", "+id")),
-            ),
-            _exec("workdir", heredoc.format(_patch("*** Add File: wd.txt", "+owned")), ".."),
-            _custom("inside", _patch("*** Add File: fine.txt", "+ok")),
-        ]
+    return session(
+        recorded_cwd,
+        custom("abs", patch(f"*** Add File: {outside / 'abs.txt'}", "+owned")),
+        custom("dotdot", patch("*** Update File: ../victim.txt", "@@", "-mine", "+owned")),
+        exec_call("cd_up", "cd .. && " + heredoc.format(patch("*** Add File: cd.txt", "+owned"))),
+        exec_call(
+            "cd_git",
+            "cd .git && "
+            + heredoc.format(patch("*** Add File: hooks/post-commit", "+#!/bin/sh", "+id")),
+        ),
+        exec_call("workdir", heredoc.format(patch("*** Add File: wd.txt", "+owned")), ".."),
+        custom("inside", patch("*** Add File: fine.txt", "+ok")),
+        turn=TURN,
     )
 
 
@@ -76,7 +49,7 @@ def test_a_hostile_session_writes_only_inside_the_project(
     (tmp_path / "victim.txt").write_text("mine\n")
     rollout = tmp_path / "rollout.jsonl"
     # The recorded cwd is the folder above the project: it must not become the root either.
-    rollout.write_text(hostile_session(str(tmp_path), tmp_path) + "\n")
+    rollout.write_text(hostile_session(str(tmp_path), tmp_path))
     before = snapshot_dir(tmp_path)
     args = ["replay", str(rollout), "--cwd", str(project), "--exclude-tmp"]
     if approve is not None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from unittest.mock import ANY
 
 import pytest
 
@@ -175,7 +176,7 @@ def test_cd_cannot_steer_the_sandbox(name: str, frontend: str, mode: str, tmp_pa
     if frontend == "magic":
         # What the widget shows while the call waits (its approval state).
         assert result.pending_views == [
-            {"files": [target], "reason": None, "retry": False, "cwd": str(ws)}
+            {"files": [target], "reason": None, "retry": False, "cwd": str(ws), "request_id": ANY}
         ]
     if mode == "decline":
         assert result.status == "declined"
@@ -192,7 +193,8 @@ def test_a_nul_in_the_cd_directory_is_a_verification_error(tmp_path: Path) -> No
     result = Turn(str(top / "ws")).run(text, "approve")
     assert result.status == "error"
     assert result.output == "apply_patch verification failed: 'su\0b' is invalid on 'linux'"
-    assert result.events == ()
+    assert [e.event.type for e in result.events] == ["patch_diagnosis"]
+    assert result.diagnosis is not None and result.diagnosis.kind == "malformed"
     assert snapshot_dir(top) == before
 
 

@@ -86,15 +86,12 @@ def test_a_directory_swapped_for_a_symlink_out_is_not_written_through(
     shutil.rmtree(root / "sub")
     (root / "sub").symlink_to(outside)  # the deleted file's directory now leads out
     before = tree(outside)
-    result = turn.undo()
-    if policy == "on-request":  # the sandbox denied it; the retry is asked for, then no-follow
-        assert result.status == CallStatus.AWAITING_APPROVAL
-        assert result.pending_request is not None and result.pending_request.retry
-        result = turn.calls[-1].resume(Decision.APPROVE)
-        assert result.error is not None and "goes through the symlink" in result.error
-    else:
-        assert result.error is not None and f"it resolves to {outside}/d.txt" in result.error
-    assert result.status == CallStatus.FAILED
+    for force in (False, True):  # never written through a link, also forced (issue 21.4)
+        result = turn.undo(force=force)
+        assert result.status == CallStatus.ERROR
+        assert f"sub/d.txt is reached through {root}/sub (a symbolic link to {outside})" in (
+            result.error or ""
+        )
     assert tree(outside) == before
     # nothing was written: the delta says so exactly, and the turn's diff still holds
     assert result.delta.is_empty() and result.delta.exact
@@ -111,17 +108,17 @@ def test_a_symlink_planted_where_a_deleted_file_comes_back_is_not_followed(
     turn.run(patch("*** Delete File: d.sh"), "approve")
     (root / "d.sh").symlink_to(outside / "victim")
     before = tree(outside)
-    refused = turn.undo()  # a symlink is not a state the undo knows: a conflict
+    refused = turn.undo()  # a symlink is not a state the undo knows: a conflict naming it
     assert refused.status == CallStatus.ERROR
-    assert "d.sh is not as the call left it: now unreadable as text" in (refused.error or "")
-    forced = turn.undo(force=True)  # forced: the write is denied, then the retry refuses the link
-    assert forced.status == CallStatus.AWAITING_APPROVAL
-    done = turn.calls[-1].resume(Decision.APPROVE)
-    assert done.status == CallStatus.FAILED
-    assert "no-follow mode" in (done.error or "")
+    assert f"d.sh is not as the call left it: now a symbolic link to {outside}/victim" in (
+        refused.error or ""
+    )
+    forced = turn.undo(force=True)  # forced: the link itself is replaced, never followed
+    assert forced.status == CallStatus.COMPLETED, forced.error
     # neither the bytes nor the mode (0755, restored by path) reached the link's target
     assert tree(outside) == before
-    assert (root / "d.sh").is_symlink()
+    assert not (root / "d.sh").is_symlink()
+    assert tree(root)["d.sh"] == (b"victim\n", 0o755)
 
 
 def test_the_mode_restore_does_not_follow_a_planted_link(places: tuple[Path, Path]) -> None:
@@ -131,10 +128,10 @@ def test_the_mode_restore_does_not_follow_a_planted_link(places: tuple[Path, Pat
     turn = Turn(str(root), options=options("never"))
     turn.run(patch("*** Delete File: m.sh"), "approve")
     (root / "m.sh").symlink_to(outside / "victim")
-    result = turn.undo(force=True)
-    assert result.status == CallStatus.FAILED
-    assert f"it resolves to {outside}/victim" in (result.error or "")
+    result = turn.undo(force=True)  # the link is replaced by the file, 0755; never followed
+    assert result.status == CallStatus.COMPLETED
     assert tree(outside)["victim"] == (b"victim\n", 0o600)
+    assert tree(root)["m.sh"] == (b"victim\n", 0o755)
     assert result.delta.exact and turn.tracker.valid
 
 
@@ -148,8 +145,8 @@ def test_a_move_back_whose_source_directory_became_a_symlink(places: tuple[Path,
     (root / "src").symlink_to(outside)
     before_root, before_outside = tree(root), tree(outside)
     result = turn.undo()
-    assert result.status == CallStatus.FAILED
-    assert f"it resolves to {outside}/a.txt" in (result.error or "")
+    assert result.status == CallStatus.ERROR
+    assert f"reached through {root}/src (a symbolic link to {outside})" in (result.error or "")
     assert tree(outside) == before_outside and tree(root) == before_root
 
 
@@ -345,7 +342,7 @@ UNDO_CHILD = """
     print("APPLIED", ip.user_ns["result"].status, flush=True)
     sys.stdin.readline()  # the parent watches the files now
     ip.run_line_magic("apply_patch_undo", "--no-widget")
-    from applypatch_ext.jupyter.session import SESSION
+    from applypatch_ext.jupyter.live.session import SESSION
     from applypatch_ext.core.turn.history import turn_history
     undo = SESSION.turn.calls[-1].result
     undone = {h.call_id: h.undone for h in turn_history(SESSION.turn)}["call-1"]

@@ -8,9 +8,10 @@ checks the whole text with ``json.loads`` at the end. A small state machine, one
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Final
+
+from ._json import loads as json_loads
 
 
 class ResponseItemError(ValueError):
@@ -55,7 +56,7 @@ class ArgumentsInputDecoder:
     def close(self) -> str:
         raw = "".join(self._raw)
         try:
-            value = json.loads(raw)
+            value = json_loads(raw)
         except ValueError as exc:
             raise ResponseItemError(f"function call arguments are not JSON: {exc}") from None
         if not isinstance(value, dict) or not isinstance(value.get("input"), str):

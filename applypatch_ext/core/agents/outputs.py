@@ -13,6 +13,7 @@ import re
 from typing import Any, Final
 
 from ..turn.options import CallStatus
+from ._json import loads as json_loads
 
 UNKNOWN: Final = "unknown"
 
@@ -35,7 +36,7 @@ def unwrap_output(raw: Any) -> tuple[str, int | None]:
     stripped = text.strip()
     if stripped.startswith("{"):
         try:
-            value = json.loads(stripped)
+            value = json_loads(stripped)
         except ValueError:
             value = None
         if isinstance(value, dict) and isinstance(value.get("output"), str):

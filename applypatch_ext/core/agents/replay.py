@@ -2,21 +2,23 @@
 
 :func:`load_replay_source` reads a Codex rollout file (JSON Lines, :mod:`.rollout`) or a JSON
 file holding Responses API items (a list of items, or an object with an ``output`` or ``input``
-list). :func:`replay_rollout` runs every call in order, one pipeline :class:`~.pipeline.Turn` per
+list). :func:`replay_rollout` runs every call in order, one pipeline :class:`~..turn.turn.Turn` per
 recorded turn (the recorded ``turn_id`` and ``call_id`` are kept), against a directory, and
 compares each replayed call with its recorded outcome (:func:`compare`): the status, the text
 the tool produced (the success list, the error; the recorded session directory is read as the
 replay directory in paths), and the changed paths of the recorded FileChange event.
 
-A replay does not take the recorded approval policy or sandbox: it runs with the options it is
-given (the defaults are the pipeline's: on-request, workspace-write), so an untrusted session
-file cannot write outside the directory without someone approving it.
+A session file is untrusted data. A replay does not take the recorded approval policy, sandbox or
+working directory: it runs with the options it is given (the defaults are the pipeline's:
+on-request, workspace-write) in the directory its caller names (:func:`replay_cwd` refuses to
+guess), and with no "approve for session" grant of the caller's session, so a file cannot write
+outside that directory without someone approving it.
 """
 
 from __future__ import annotations
 
-import json
 import os
+import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -24,9 +26,11 @@ from typing import Any, Final
 from ..turn.options import Approver, CallStatus, Decision, PipelineOptions
 from ..turn.result import CallResult
 from ..turn.turn import Turn
+from ._json import loads as json_loads
 from .outputs import UNKNOWN
 from .responses import ResponseItemError, output_item
 from .rollout import (
+    KNOWN_LINE_TYPES,
     RecordedOutcome,
     Rollout,
     RolloutCall,
@@ -48,6 +52,11 @@ __all__ = [
 ]
 
 NOT_RECORDED: Final = "not-recorded"
+#: How :func:`replay_cwd`'s refusal says to replay into a copy, from a shell.
+REPLAY_INTO_A_COPY: Final = (
+    'copy=$(mktemp -d) && cp -a {recorded}/. "$copy" && '
+    'python -m applypatch_ext replay {file} --cwd "$copy"'
+)
 
 
 class ReplayError(ValueError):
@@ -147,12 +156,13 @@ def load_replay_source(path: str) -> Rollout:
     """A rollout file (JSON Lines), or a JSON file of Responses API items, read as a rollout.
 
     Raises ``OSError`` when the file cannot be read and :class:`ReplayError` when it is JSON of
-    another shape; a rollout's bad lines are problems of the result, never exceptions.
+    another shape or has no line a session file has; a rollout's bad lines are problems of the
+    result, never exceptions.
     """
     with open(path, encoding="utf-8", errors="replace", newline="") as handle:
         text = handle.read()
     try:
-        whole = json.loads(text)
+        whole = json_loads(text)
     except ValueError:
         whole = None
     if isinstance(whole, dict) and not ("type" in whole and "payload" in whole):
@@ -165,24 +175,72 @@ def load_replay_source(path: str) -> Rollout:
         )
     if isinstance(whole, list):
         return rollout_from_items(whole, source=path)
-    return parse_rollout(text.split("\n"), source=path)
+    rollout = parse_rollout(text.split("\n"), source=path)
+    if not rollout.records:
+        raise ReplayError(_not_a_session(rollout))
+    return rollout
 
 
-def replay_cwd(rollout: Rollout, cwd: str | None) -> str:
-    """The directory to replay in: ``cwd``, else the session's recorded one if it exists."""
+def _not_a_session(rollout: Rollout) -> str:
+    """Why a file none of whose lines is a session record is refused, with its first problem
+    (rather than one "skipped" line per line of, say, a README)."""
+    if not rollout.problems and not rollout.skipped_types:
+        found = "it is empty"
+    else:
+        lines = "its line is" if rollout.lines == 1 else f"its {rollout.lines} lines is"
+        found = f"none of {lines} a session record, a JSON object whose 'type' is " + ", ".join(
+            KNOWN_LINE_TYPES
+        )
+        if rollout.problems:
+            found += f" (line {rollout.problems[0].line}: {rollout.problems[0].message})"
+    return (
+        f"{rollout.source}: not a Codex session file: {found}; expected a rollout-*.jsonl file "
+        "or a JSON file of Responses API items"
+    )
+
+
+def replay_cwd(rollout: Rollout, cwd: str | None, *, how: str = REPLAY_INTO_A_COPY) -> str:
+    """The directory to replay in: ``cwd``, which the user gives; never the file's own.
+
+    A session file is untrusted data: its recorded ``cwd`` (a victim's home, in a file "from a
+    bug report") would let it choose where the replay writes. Without ``cwd`` this refuses,
+    naming the recorded directory and how to replay into a copy of it: ``how``, the front
+    end's commands, with ``{recorded}`` and ``{file}`` (quoted for a shell). An empty ``cwd``
+    (``--cwd "$copy"`` with the variable unset) is refused too, never read as the current
+    directory.
+    """
     if cwd is not None:
+        if not cwd.strip():
+            # `--cwd "$copy"` with $copy unset: never the current directory by default
+            raise ReplayError(
+                f"--cwd is empty ({cwd!r}; an unset shell variable?): a replay writes only "
+                "where you say; pass --cwd DIR, a copy of the project as it was before the session"
+            )
         directory = os.path.abspath(cwd)
         if not os.path.isdir(directory):
             raise ReplayError(f"working directory not found: {directory}")
         return directory
     if rollout.cwd is None:
-        raise ReplayError(f"{rollout.source} records no working directory: pass --cwd DIR")
-    if not os.path.isdir(rollout.cwd):
         raise ReplayError(
-            f"the session's recorded working directory {rollout.cwd} does not exist here: "
-            "pass --cwd DIR (a copy of the project as it was before the session)"
+            f"{rollout.source} records no working directory, and a replay writes only where "
+            "you say: pass --cwd DIR, a copy of the project as it was before the session"
         )
-    return rollout.cwd
+    recorded = shown_path(rollout.cwd)
+    example = how.format(recorded=recorded, file=shown_path(rollout.source))
+    raise ReplayError(
+        f"the session was recorded in {recorded}; a replay never writes where the file says "
+        "(a session file is untrusted): pass --cwd DIR, a copy of the project as it was "
+        f"before the session, e.g. {example}"
+    )
+
+
+def shown_path(path: str) -> str:
+    """A path from a file, quoted for a shell command a user may copy: its control characters
+    escaped (a newline in a recorded ``cwd`` must not start a line of its own), then quoted."""
+    visible = "".join(
+        ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in path
+    )
+    return shlex.quote(visible)
 
 
 def _map_paths(text: str, recorded_cwd: str | None, cwd: str) -> str:
@@ -246,7 +304,6 @@ def replay_rollout(
     turns: Sequence[int] | None = None,
     on_turn: Callable[[Turn, RolloutTurn], None] | None = None,
     on_call: Callable[[ReplayedCall], None] | None = None,
-    session_approvals: set[tuple[str, str]] | None = None,
     run_call: Callable[[Turn, RolloutCall, str], CallResult] | None = None,
 ) -> ReplayReport:
     """Run the rollout's calls in ``cwd``, one pipeline turn per recorded turn.
@@ -256,7 +313,13 @@ def replay_rollout(
     request (declined by default). ``on_turn`` is called with each new pipeline turn before its
     first call (to subscribe to its events), ``on_call`` after each call. ``run_call(turn,
     call, text)`` runs one call instead of ``turn.run`` (a front end that streams the text into
-    its own view); it must run ``text`` as a call of ``turn`` with the recorded ``call_id``.
+    its own view); it must run ``text`` as a call of ``turn`` with the recorded ``call_id``, a
+    shell command only for a shell call (``RolloutCall.call.shell_forms``).
+
+    A replay starts with no grants: no "approve for session" of the caller's session reaches
+    it (an untrusted file would write a path granted for the user's own work without asking).
+    An "approve for session" answered during the replay holds for its later calls and turns,
+    and is forgotten when it ends: an undo of a replayed call asks again.
     """
     wanted = list(turns) if turns is not None else [t.index for t in rollout.turns]
     known = {t.index for t in rollout.turns}
@@ -264,33 +327,38 @@ def replay_rollout(
         if index not in known:
             valid = f"1 to {len(rollout.turns)}" if rollout.turns else "none: it has no turn"
             raise ReplayError(f"{rollout.source} has no turn {index} (turns: {valid})")
-    approvals = session_approvals if session_approvals is not None else set()
+    approvals: set[tuple[str, str]] = set()  # the replay's own grants (see above)
     replayed_turns = []
-    for recorded_turn in rollout.turns:
-        if recorded_turn.index not in wanted:
-            continue
-        turn = Turn(
-            cwd,
-            options=options,
-            turn_id=recorded_turn.turn_id or f"turn-{recorded_turn.index}",
-            session_approvals=approvals,
-        )
-        if on_turn is not None:
-            on_turn(turn, recorded_turn)
-        replayed = []
-        for call in recorded_turn.calls:
-            try:
-                text = call.call.pipeline_text(rollout.cwd)
-            except ResponseItemError as exc:
-                text = f"*** Begin Patch\n*** {exc}"  # parses as an error naming the reason
-            if run_call is not None:
-                result = run_call(turn, call, text)
-            else:
-                result = turn.run(text, approver, call_id=call.call_id)
-            comparison = compare(call.recorded, result, rollout.cwd, cwd)
-            entry = ReplayedCall(call, result, comparison, output_item(call.call, result))
-            replayed.append(entry)
-            if on_call is not None:
-                on_call(entry)
-        replayed_turns.append(ReplayedTurn(recorded_turn, tuple(replayed), turn.turn_diff()))
+    try:
+        for recorded_turn in rollout.turns:
+            if recorded_turn.index not in wanted:
+                continue
+            turn = Turn(
+                cwd,
+                options=options,
+                turn_id=recorded_turn.turn_id or f"turn-{recorded_turn.index}",
+                session_approvals=approvals,
+            )
+            if on_turn is not None:
+                on_turn(turn, recorded_turn)
+            replayed = []
+            for call in recorded_turn.calls:
+                try:
+                    text = call.call.pipeline_text(rollout.cwd)
+                except ResponseItemError as exc:
+                    text = f"*** Begin Patch\n*** {exc}"  # parses as an error naming the reason
+                if run_call is not None:
+                    result = run_call(turn, call, text)
+                else:
+                    result = turn.run(
+                        text, approver, call_id=call.call_id, shell_forms=call.call.shell_forms
+                    )
+                comparison = compare(call.recorded, result, rollout.cwd, cwd)
+                entry = ReplayedCall(call, result, comparison, output_item(call.call, result))
+                replayed.append(entry)
+                if on_call is not None:
+                    on_call(entry)
+            replayed_turns.append(ReplayedTurn(recorded_turn, tuple(replayed), turn.turn_diff()))
+    finally:
+        approvals.clear()
     return ReplayReport(rollout, cwd, tuple(replayed_turns))

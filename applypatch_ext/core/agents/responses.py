@@ -25,7 +25,6 @@ with the same attributes). This module never imports ``openai``; nothing here to
 
 from __future__ import annotations
 
-import json
 import posixpath
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -41,6 +40,7 @@ from ..turn.options import Approver, CallStatus, Decision
 from ..turn.result import CallResult
 from ..turn.turn import Turn
 from ._arguments import ArgumentsInputDecoder, ResponseItemError
+from ._json import loads as json_loads
 
 __all__ = [
     "APPLY_PATCH",
@@ -88,7 +88,7 @@ class PatchCall:
     ``form`` is ``freeform`` (custom tool), ``function`` (function tool), ``shell`` (a shell
     command that invokes apply_patch) or ``operations`` (the built-in tool). ``text`` is what
     the pipeline is given: the patch, or for a shell call a command line that
-    :func:`~.invocation.parse_command_line` reads as the same invocation. ``command`` is the
+    :func:`~..parse.invocation.parse_command_line` reads as the same invocation. ``command`` is the
     shell call's argv and ``workdir`` its tool-level working directory (relative paths resolve
     against the session's directory).
     """
@@ -101,6 +101,12 @@ class PatchCall:
     command: tuple[str, ...] | None = None
     workdir: str | None = None
     item_id: str | None = None
+
+    @property
+    def shell_forms(self) -> bool:
+        """Whether the text may be a shell command: for a shell call only (Codex's apply_patch
+        tools refuse ``apply_patch <<'EOF'`` or ``cd DIR && ...`` as an invalid patch)."""
+        return self.form == "shell"
 
     @property
     def output_type(self) -> str:
@@ -174,7 +180,8 @@ def _escape_double_quoted(text: str) -> str:
 
 
 def _command_text(argv: tuple[str, ...]) -> str:
-    """A command line that :func:`~.invocation.parse_command_line` splits back into ``argv``."""
+    """A command line that :func:`~..parse.invocation.parse_command_line` splits back into
+    ``argv``."""
     if len(argv) == 2 and argv[0] in ("apply_patch", "applypatch"):
         return argv[1]
     if len(argv) == 1:
@@ -190,7 +197,7 @@ def _arguments(item: Any) -> dict[str, Any]:
     if not isinstance(raw, str):
         raise ResponseItemError(f"function_call {field_of(item, 'name')!r}: no arguments string")
     try:
-        value = json.loads(raw)
+        value = json_loads(raw)
     except ValueError as exc:
         raise ResponseItemError(
             f"function_call {field_of(item, 'name')!r}: arguments are not JSON ({exc})"
@@ -431,7 +438,9 @@ def run_item(
     call = patch_call_from_item(item)
     if call is None:
         return None
-    result = turn.run(call.pipeline_text(), approver, call_id=call.call_id)
+    result = turn.run(
+        call.pipeline_text(), approver, call_id=call.call_id, shell_forms=call.shell_forms
+    )
     return result, output_item(call, result)
 
 
@@ -476,7 +485,7 @@ def run_stream(
     call_id = field_of(item, "call_id")
     if not isinstance(call_id, str) or not call_id:
         raise ResponseItemError("the streamed apply_patch call has no call_id")
-    pipeline_call = turn.call(call_id=call_id)
+    pipeline_call = turn.call(call_id=call_id, shell_forms=False)  # an apply_patch tool's
     pipeline_call.push_delta(first)
     pieces = [first]
     for delta in deltas:

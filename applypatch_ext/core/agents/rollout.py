@@ -29,12 +29,12 @@ Reading never touches anything but the file.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ..turn.options import CallStatus
+from ._json import loads as json_loads
 from .outputs import UNKNOWN, output_text, status_of, unwrap_output
 from .responses import PatchCall, ResponseItemError, patch_call_from_item
 
@@ -152,6 +152,9 @@ class Rollout:
     skipped_types: Mapping[str, int] = field(default_factory=dict)
     lines: int = 0
     compacted: int = 0
+    #: the lines (the items, for Responses API items) that are records of a session: a JSON
+    #: object with a known ``type`` (none: the file is not a session file)
+    records: int = 0
 
     @property
     def calls(self) -> tuple[RolloutCall, ...]:
@@ -196,6 +199,7 @@ class _Reader:
         self.with_turn_ids = False
         self.compacted = 0
         self.count = 0
+        self.records = 0
 
     def turn(self, line: int) -> _TurnBuilder:
         if not self.turns:
@@ -229,7 +233,7 @@ class _Reader:
         if not text.strip():
             return
         try:
-            record = json.loads(text)
+            record = json_loads(text)
         except ValueError as exc:
             self.problems.append(RolloutProblem(number, f"not JSON ({exc})"))
             return
@@ -249,6 +253,7 @@ class _Reader:
         if kind not in KNOWN_LINE_TYPES:
             self.skipped[kind] = self.skipped.get(kind, 0) + 1
             return
+        self.records += 1
         if not isinstance(payload, dict):
             self.problems.append(RolloutProblem(number, f"{kind} line without an object payload"))
             return
@@ -386,6 +391,7 @@ class _Reader:
             dict(self.skipped),
             self.count,
             self.compacted,
+            self.records,
         )
 
 
@@ -401,6 +407,7 @@ def rollout_from_items(items: Iterable[Any], source: str = "<items>") -> Rollout
         if not isinstance(item, Mapping) and callable(dump):
             item = dump()  # a typed object of the openai package (pydantic)
         if isinstance(item, Mapping):
+            reader.records += 1
             reader.on_response_item(number, item)
         else:
             kind = type(item).__name__

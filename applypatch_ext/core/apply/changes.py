@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeAlias
 
+from ..diagnosis import Diagnosis
+
 
 def _undo_json(**fields: int | tuple[str, ...] | None) -> dict[str, Any]:
     """What an undo needs besides the contents (docs/behaviour.md §11): file modes as octal
@@ -78,6 +80,14 @@ class ApplyPatchAction:
     changes: Mapping[str, ApplyPatchFileChange]
     patch: str
     cwd: str
+    #: Every file a hunk leaves behind, ``(resolved path, its new text)`` in hunk order: an
+    #: Add's content, an Update's new content at its destination. Unlike the map it keeps the
+    #: hunks a ``--duplicates fold`` map folded away, which application still runs (§7.4).
+    #: Empty for an action made elsewhere (an undo's): then the map is what runs.
+    left_behind: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
+    #: What to check in chunks that will apply (a pure addition sent to the end of the file, a
+    #: fuzzy match that rewrites lines, lines that occur twice): warnings of the failure atlas.
+    warnings: tuple[Diagnosis, ...] = field(default=(), compare=False, repr=False)
 
     def is_empty(self) -> bool:
         return not self.changes
@@ -192,11 +202,23 @@ class AppliedPatchDelta:
     #: the paths where what happened is unknown (an inexact delta's reasons, when the runtime
     #: could name them; an undo offers only the other files)
     unknown: tuple[str, ...] = field(default=(), compare=False)
+    #: the unknown paths whose write a filesystem view (the sandbox, no-follow mode) refused
+    #: before anything reached the disk: nothing was written there
+    refused: tuple[str, ...] = field(default=(), compare=False)
 
     def append(self, other: AppliedPatchDelta) -> AppliedPatchDelta:
         """The delta of two attempts one after the other (``exact`` is the AND)."""
         unknown = tuple(dict.fromkeys(self.unknown + other.unknown))
-        return AppliedPatchDelta(self.changes + other.changes, self.exact and other.exact, unknown)
+        refused = tuple(dict.fromkeys(self.refused + other.refused))
+        return AppliedPatchDelta(
+            self.changes + other.changes, self.exact and other.exact, unknown, refused
+        )
+
+    @property
+    def inexact_only_by_refusals(self) -> bool:
+        """Inexact only because writes were refused before they reached the disk: the changes
+        are then all that happened (the reference still calls the delta inexact)."""
+        return not self.exact and bool(self.unknown) and set(self.unknown) <= set(self.refused)
 
     def is_empty(self) -> bool:
         return not self.changes
@@ -205,4 +227,6 @@ class AppliedPatchDelta:
         out = {"changes": [c.to_json() for c in self.changes], "exact": self.exact}
         if self.unknown:
             out["unknown"] = list(self.unknown)
+        if self.refused:
+            out["refused"] = list(self.refused)
         return out

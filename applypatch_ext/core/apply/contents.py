@@ -5,7 +5,7 @@ terminator; untouched lines, including a chunk's context lines, keep it; inserte
 file's preferred terminator (its first one, LF if none); every line ends with a terminator.
 ``lf`` (legacy): split on LF only, replace whole regions, join with LF and end with one.
 
-This module is pure: it neither reads nor writes files (see :mod:`.verify` and :mod:`.apply`).
+This module is pure: it neither reads nor writes files (see :mod:`.verify` and :mod:`.runtime`).
 """
 
 from __future__ import annotations
@@ -26,19 +26,31 @@ Replacement = tuple[int, int, Sequence[str]]
 
 @dataclass(frozen=True, slots=True)
 class ChunkMatch:
-    """Where one chunk's old lines were found and by which pass of the seek cascade
+    """Where one chunk was placed and by which pass of the seek cascade
     (:data:`~.seek.PASS_NAMES`): ``lines`` are the file's lines there, ``found`` the patch's
-    lines they matched (equal to ``lines`` only for the ``exact`` pass)."""
+    lines they matched (equal to ``lines`` only for the ``exact`` pass).
+
+    A pure addition (no old lines) has neither: ``start`` is where its lines go. ``anchor`` is
+    the line its ``@@`` context matched (None without one), ``search_from`` where the search
+    for its lines began (after the anchor or the chunk before), ``again`` the next position
+    where its lines match as well, in the same pass (None: nowhere)."""
 
     index: int
     start: int
     pass_name: str
     found: tuple[str, ...]
     lines: tuple[str, ...]
+    anchor: int | None = None
+    search_from: int = 0
+    again: int | None = None
 
     @property
     def fuzzy(self) -> bool:
         return self.pass_name != PASS_NAMES[0]
+
+    @property
+    def pure_addition(self) -> bool:
+        return not self.found
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -66,7 +78,8 @@ def compute_replacements(
     """Locate every chunk in order and return ``(start, old_len, new_lines)``, sorted by start.
 
     ``joined``, if the caller has it, is ``lines`` joined by LF (a final LF allowed).
-    ``matches``, if given, receives a :class:`ChunkMatch` per chunk with old lines. Raises
+    ``matches``, if given, receives a :class:`ChunkMatch` per chunk, with the next place its
+    lines match as well (which costs a search only for lines that occur more than once). Raises
     :class:`ComputeReplacementsError` with the reference's text when a chunk's context or lines
     cannot be found.
     """
@@ -76,16 +89,10 @@ def compute_replacements(
     line_index = 0
     for index, chunk in enumerate(chunks):
         checkpoint()
+        anchor = None
         if chunk.change_context is not None:
-            found = seek_sequence(hay, [chunk.change_context], line_index, False, legacy=legacy)
-            if found is None:
-                raise ComputeReplacementsError(
-                    f"Failed to find context '{chunk.change_context}' in {path}",
-                    MatchFailure(
-                        path, "context", (chunk.change_context,), line_index, False, lines
-                    ),
-                )
-            line_index = found[0] + 1
+            anchor = _find_context(hay, chunk.change_context, line_index, path, index, legacy)
+            line_index = anchor + 1
 
         old = chunk.old_lines
         new = chunk.new_lines
@@ -93,6 +100,8 @@ def compute_replacements(
             # A pure addition goes at the end of the file, whatever @@ context was found.
             at = len(lines) - 1 if legacy and lines and lines[-1] == "" else len(lines)
             replacements.append((at, 0, new))
+            if matches is not None:
+                matches.append(ChunkMatch(index, at, PASS_NAMES[0], (), (), anchor, line_index))
             continue
 
         p = len(old)
@@ -106,10 +115,13 @@ def compute_replacements(
         if found is None:
             raise ComputeReplacementsError(
                 f"Failed to find expected lines in {path}:\n" + "\n".join(old),
-                MatchFailure(path, "lines", tuple(old), line_index, chunk.is_end_of_file, lines),
+                MatchFailure(
+                    path, "lines", tuple(old), line_index, chunk.is_end_of_file, lines, index
+                ),
             )
         start = found[0]
         if matches is not None:
+            again = None if eof else hay.find_again(patterns.pattern(index, p), found[1], start)
             matches.append(
                 ChunkMatch(
                     index,
@@ -117,6 +129,9 @@ def compute_replacements(
                     PASS_NAMES[found[1]],
                     tuple(old[:p]),
                     tuple(lines[start : start + p]),
+                    anchor,
+                    line_index,
+                    again,
                 )
             )
         if legacy:
@@ -129,26 +144,35 @@ def compute_replacements(
     return replacements
 
 
+def _find_context(
+    hay: Haystack, context: str, start: int, path: str, index: int, legacy: bool
+) -> int:
+    """Where chunk ``index``'s ``@@`` context line is, from ``start`` on (§3.3 step 1)."""
+    found = seek_sequence(hay, [context], start, False, legacy=legacy)
+    if found is None:
+        raise ComputeReplacementsError(
+            f"Failed to find context '{context}' in {path}",
+            MatchFailure(path, "context", (context,), start, False, hay.lines, index),
+        )
+    return found[0]
+
+
 def locate_chunks(
     original: str,
     path: str,
     chunks: Sequence[UpdateFileChunk],
     line_endings: LineEndings = LineEndings.PRESERVE,
 ) -> list[ChunkMatch]:
-    """Where each chunk of an Update matches in ``original`` and by which pass, as
-    :func:`derive_new_contents` finds them (a review marks the fuzzy ones). Raises
+    """Where each chunk of an Update with old lines matches in ``original`` and by which
+    pass, as :func:`derive_new_contents` finds them (a review marks the fuzzy ones; a pure
+    addition, which matches nothing, is not among them). Raises
     :class:`ComputeReplacementsError` as it does."""
     matches: list[ChunkMatch] = []
-    if LineEndings(line_endings) is LineEndings.LF:
-        lines = original.split("\n")
-        if lines[-1] == "":
-            lines.pop()
-        compute_replacements(lines, path, chunks, legacy=True, joined=original, matches=matches)
-    else:
-        lines, _ = split_terminated_lines(original)
-        joined = original if "\r" not in original else None
-        compute_replacements(lines, path, chunks, legacy=False, joined=joined, matches=matches)
-    return matches
+    legacy = LineEndings(line_endings) is LineEndings.LF
+    joined = original if legacy or "\r" not in original else None
+    lines = file_lines(original, line_endings)
+    compute_replacements(lines, path, chunks, legacy=legacy, joined=joined, matches=matches)
+    return [match for match in matches if not match.pure_addition]
 
 
 def _split_around_context(
@@ -174,18 +198,36 @@ def derive_new_contents(
     path: str,
     chunks: Sequence[UpdateFileChunk],
     line_endings: LineEndings = LineEndings.PRESERVE,
+    matches: list[ChunkMatch] | None = None,
 ) -> str:
-    """The new text of a file whose current text is ``original``."""
+    """The new text of a file whose current text is ``original``; ``matches``, if given,
+    receives where each chunk was placed (:func:`compute_replacements`)."""
     if line_endings is LineEndings.LF:
-        return _derive_lf(original, path, chunks)
-    return _derive_preserve(original, path, chunks)
+        return _derive_lf(original, path, chunks, matches)
+    return _derive_preserve(original, path, chunks, matches)
 
 
-def _derive_lf(original: str, path: str, chunks: Sequence[UpdateFileChunk]) -> str:
-    lines = original.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    replacements = compute_replacements(lines, path, chunks, legacy=True, joined=original)
+def file_lines(original: str, line_endings: LineEndings = LineEndings.PRESERVE) -> list[str]:
+    """The lines chunks are matched against, as :func:`derive_new_contents` splits them (a
+    :class:`ChunkMatch`'s positions index them)."""
+    if LineEndings(line_endings) is LineEndings.LF:
+        lines = original.split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        return lines
+    return split_terminated_lines(original)[0]
+
+
+def _derive_lf(
+    original: str,
+    path: str,
+    chunks: Sequence[UpdateFileChunk],
+    matches: list[ChunkMatch] | None = None,
+) -> str:
+    lines = file_lines(original, LineEndings.LF)
+    replacements = compute_replacements(
+        lines, path, chunks, legacy=True, joined=original, matches=matches
+    )
     for start, old_len, new in reversed(replacements):
         lines[start : start + old_len] = new
     if not lines or lines[-1] != "":
@@ -193,14 +235,21 @@ def _derive_lf(original: str, path: str, chunks: Sequence[UpdateFileChunk]) -> s
     return "\n".join(lines)
 
 
-def _derive_preserve(original: str, path: str, chunks: Sequence[UpdateFileChunk]) -> str:
+def _derive_preserve(
+    original: str,
+    path: str,
+    chunks: Sequence[UpdateFileChunk],
+    matches: list[ChunkMatch] | None = None,
+) -> str:
     lines, terminators = split_terminated_lines(original)
     preferred = next((t for t in terminators if t), "\n")
     if terminators and not terminators[-1]:
         # Every line ends with a terminator, also a formerly last line that moves inward.
         terminators[-1] = preferred
     joined = original if "\r" not in original else None  # then split on LF alone
-    replacements = compute_replacements(lines, path, chunks, legacy=False, joined=joined)
+    replacements = compute_replacements(
+        lines, path, chunks, legacy=False, joined=joined, matches=matches
+    )
     # With one terminator throughout (the common case), a run of untouched lines is copied with
     # one C-level join; otherwise lines and terminators are interleaved at C level.
     uniform = preferred if terminators.count(preferred) == len(terminators) else None

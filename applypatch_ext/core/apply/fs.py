@@ -25,10 +25,10 @@ import posixpath
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final, Literal, Protocol, runtime_checkable
+from typing import Any, Final, Literal, Protocol, runtime_checkable
 
 from .. import errors
-from ..errors import IoError
+from ..errors import ErrorReason, IoError
 from ..interrupts import deferred_interrupts
 from ..text import Utf8DecodeError, decode_utf8, format_io_error
 
@@ -39,6 +39,12 @@ NAME_MAX: Final = 255
 PATH_MAX: Final = 4096
 
 FileKind = Literal["file", "dir", "symlink", "other"]
+
+
+class WriteRefused(PermissionError):
+    """A filesystem view refused a change before anything reached the disk (the sandbox, the
+    no-follow mode, a grant): what happened at the path is known, nothing. The runtime records
+    the path as refused, so that a front end may keep the TurnDiff (``RefusedWrites.KEEP``)."""
 
 
 class FileTooLargeError(OSError):
@@ -86,6 +92,15 @@ def normalize_path(path: str) -> str:
     return "/" + "/".join(parts)
 
 
+def relative_path(path: str, cwd: str) -> str:
+    """``path`` as a user reads it: relative to ``cwd`` when it is under it, else as given
+    (the widget's ``relativePath`` too); ``cwd`` empty leaves it as given."""
+    if not cwd:
+        return path
+    base = cwd if cwd.endswith(("/", "\\")) else cwd + "/"
+    return path[len(base) :] if path.startswith(base) else path
+
+
 def _encodable(path: str) -> bool:
     """Whether the OS can be given ``path``: lone surrogates other than the ones that stand for
     undecodable bytes (surrogateescape) have no byte form."""
@@ -110,8 +125,11 @@ def resolve_path(cwd: str, path: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class FileMetadata:
+    """What is at a path: its kind, its size, and how many names (hard links) it has."""
+
     kind: FileKind
     size: int
+    links: int = 1
 
 
 @runtime_checkable
@@ -176,28 +194,37 @@ class SupportsModes(Protocol):
     def set_mode(self, path: str, mode: int) -> None: ...
 
 
-def canonicalizer(fs: object) -> Callable[[str], str] | None:
-    """The ``canonical_path`` of ``fs`` or of the filesystem it wraps (its ``inner``, as the
-    fault, journal and sandbox views keep it): those views pass paths through unchanged."""
+def _underneath(fs: object, capability: type) -> Any:
+    """``fs`` itself, or the filesystem it wraps (through ``inner``, as the fault, journal and
+    sandbox views keep it), that has ``capability``; None when none has it."""
     seen: set[int] = set()
     while fs is not None and id(fs) not in seen:
-        if isinstance(fs, SupportsCanonicalPath):
-            return fs.canonical_path
-        seen.add(id(fs))
-        fs = getattr(fs, "inner", None)
-    return None
-
-
-def modes_of(fs: object) -> SupportsModes | None:
-    """The filesystem under ``fs`` (itself or through ``inner``, like :func:`canonicalizer`)
-    that reads and sets permission bits; None when none does (the modes are then unknown)."""
-    seen: set[int] = set()
-    while fs is not None and id(fs) not in seen:
-        if isinstance(fs, SupportsModes):
+        if isinstance(fs, capability):
             return fs
         seen.add(id(fs))
         fs = getattr(fs, "inner", None)
     return None
+
+
+def canonicalizer(fs: object) -> Callable[[str], str] | None:
+    """The ``canonical_path`` of ``fs`` or of the filesystem it wraps: those views pass paths
+    through unchanged."""
+    found: SupportsCanonicalPath | None = _underneath(fs, SupportsCanonicalPath)
+    return None if found is None else found.canonical_path
+
+
+def modes_of(fs: object) -> SupportsModes | None:
+    """The filesystem under ``fs`` (itself or one it wraps) that reads and sets permission
+    bits; None when none does (the modes are then unknown)."""
+    found: SupportsModes | None = _underneath(fs, SupportsModes)
+    return found
+
+
+def link_reader(fs: object) -> Callable[[str], str] | None:
+    """The ``read_link`` of ``fs`` or of the filesystem it wraps (reading a link's target
+    changes nothing, so a view need not see it)."""
+    found: SupportsSymlinks | None = _underneath(fs, SupportsSymlinks)
+    return None if found is None else found.read_link
 
 
 def check_path(path: str) -> None:
@@ -373,7 +400,8 @@ class LocalFilesystem:
     def metadata(self, path: str, *, follow_symlinks: bool = True) -> FileMetadata:
         check_path(path)
         info = os.stat(path, follow_symlinks=follow_symlinks)
-        return FileMetadata(_KINDS.get(stat.S_IFMT(info.st_mode), "other"), info.st_size)
+        kind = _KINDS.get(stat.S_IFMT(info.st_mode), "other")
+        return FileMetadata(kind, info.st_size, info.st_nlink)
 
     def canonical_path(self, path: str) -> str:
         """``path`` with the symlinks of its existing components resolved, the rest lexical."""
@@ -406,7 +434,11 @@ def read_file_to_update(fs: Filesystem, path: str) -> str:
     """Read the file an Update rewrites: it must be a regular file (symlinks followed)."""
     try:
         if fs.metadata(path).kind != "file":
-            raise IoError(f"Failed to read file to update {path}: path `{path}` is not a file")
+            raise IoError(
+                f"Failed to read file to update {path}: path `{path}` is not a file",
+                reason=ErrorReason.NOT_A_FILE,
+            )
         return read_text(fs, path)
     except (OSError, Utf8DecodeError) as exc:
-        raise IoError(f"Failed to read file to update {path}: {format_io_error(exc)}", exc) from exc
+        message = f"Failed to read file to update {path}: {format_io_error(exc)}"
+        raise IoError(message, exc, ErrorReason.READ) from exc

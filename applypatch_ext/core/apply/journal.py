@@ -6,12 +6,20 @@ into one file, written to a temporary name, fsync'd, renamed into place, and its
 fsync'd: one file and two fsyncs for the whole attempt, however many paths it has. A path the
 prediction missed is appended (and fsync'd) before its change. When the attempt ends, committed
 or rolled back, the journal is removed. So a journal on disk means an atomic call did not finish
-(the process was killed, the machine stopped): :func:`~.transaction.recover` puts the tree back.
+(the process was killed, the machine stopped): recovery (``core.turn.recovery``) puts the tree
+back.
 
-Where journals live: ``$APPLYPATCH_STATE_DIR`` if set, else ``$XDG_STATE_HOME/applypatch_ext``,
-else ``~/.local/state/applypatch_ext``; in its ``journals`` folder (mode 0700), one journal per
-working directory, named by the SHA-256 of the directory's real path. Never in the working tree,
-so a journal shows neither in a TurnDiff nor in ``git status``.
+Where journals live: the ``journals`` folder (mode 0700) of the state folder
+(:mod:`.state`), one journal per working directory, named by the SHA-256 of the directory's real
+path. Never in the working tree, so a journal shows neither in a TurnDiff nor in ``git status``;
+and no patch may write there (the sandbox policy's carve-out).
+
+A journal is acted on only if this program wrote it (its lines are signed, see
+:mod:`.journal_format`). :func:`read_journal` checks, before it uses any entry: the file is a
+regular file of this process's user, mode 0600 (not a symlink, a directory, a FIFO), the key can
+be trusted, every signature matches, and every field has its type and range. A journal that
+fails any check raises :class:`JournalRefused`, naming the file and what is wrong; recovery then
+moves it aside, never uses it.
 
 A ``.lock`` file beside each journal is held (``flock``) by the process whose attempt the
 journal belongs to, from before the journal is written until it is removed: the kernel drops the
@@ -23,87 +31,62 @@ is no ``flock`` and no other process: the one process there is holds the lock in
 approval) from being recovered, as ``flock`` does. Elsewhere, without ``flock``, an atomic call
 fails before it changes anything, saying why.
 
-The file is JSON lines: a header (format, version, working directory, call id, pid, time), then
-one entry per path. Bytes are base64. A last line cut short by a crash is ignored: its change had
-not started (an entry is on disk before the change it covers).
+A last line cut short by a crash (no newline) is ignored: its change had not started (an entry
+is on disk before the change it covers).
 """
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import datetime
 import errno
 import hashlib
-import json
 import os
+import secrets
+import stat
 import sys
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, Literal
 
-STATE_DIR_ENV: Final = "APPLYPATCH_STATE_DIR"
-FORMAT: Final = "applypatch_ext-journal"
-VERSION: Final = 1
+from .journal_format import (
+    CALL_ID_MAX,
+    FORMAT,
+    VERSION,
+    Journal,
+    JournalBusy,
+    JournalEntry,
+    JournalError,
+    JournalRefused,
+    Signer,
+    read_checked,
+)
+from .state import (
+    STATE_DIR_ENV,
+    UntrustedFile,
+    check_private_file,
+    journal_key,
+    move_aside,
+    state_dir,
+    user_id,
+)
 
-EntryKind = Literal["file", "symlink", "absent", "dir"]
-
-
-@dataclass(frozen=True)
-class JournalEntry:
-    """How ``path`` was before the attempt.
-
-    ``file``: a regular file with ``data`` and ``mode``; ``symlink``: a link to ``target``;
-    ``absent``: nothing; ``dir``: nothing either, and the attempt may create a directory there.
-    """
-
-    kind: EntryKind
-    path: str
-    data: bytes | None = None
-    mode: int | None = None
-    target: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind, "path": self.path}
-        if self.data is not None:
-            out["data"] = base64.b64encode(self.data).decode("ascii")
-        if self.mode is not None:
-            out["mode"] = self.mode
-        if self.target is not None:
-            out["target"] = self.target
-        return out
-
-    @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> JournalEntry:
-        kind = obj["kind"]
-        if kind not in ("file", "symlink", "absent", "dir") or not isinstance(obj["path"], str):
-            raise ValueError(f"unknown journal entry {obj!r}")
-        data = obj.get("data")
-        return cls(
-            kind,
-            obj["path"],
-            None if data is None else base64.b64decode(data, validate=True),
-            obj.get("mode"),
-            obj.get("target"),
-        )
-
-
-class JournalError(OSError):
-    """The journal could not be written or read; the message says which file and why."""
-
-
-class JournalBusy(JournalError):
-    """Another call, still running, holds the journal of this working directory."""
-
-
-def state_dir() -> str:
-    """Where applypatch_ext keeps its state (see the module docstring)."""
-    explicit = os.environ.get(STATE_DIR_ENV)
-    if explicit:
-        return os.path.abspath(explicit)
-    xdg = os.environ.get("XDG_STATE_HOME")
-    base = xdg if xdg and os.path.isabs(xdg) else os.path.expanduser("~/.local/state")
-    return os.path.join(base, "applypatch_ext")
+__all__ = [
+    "STATE_DIR_ENV",
+    "DiskJournal",
+    "Journal",
+    "JournalBusy",
+    "JournalEntry",
+    "JournalError",
+    "JournalRefused",
+    "journal_dir",
+    "journal_path",
+    "locked",
+    "move_aside",
+    "pending",
+    "read_journal",
+    "remove_journal",
+    "state_dir",
+]
 
 
 def journal_dir() -> str:
@@ -138,11 +121,6 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def _line(obj: dict[str, Any]) -> bytes:
-    # ensure_ascii keeps lone surrogates (undecodable file name bytes) as \udcXX escapes.
-    return (json.dumps(obj, separators=(",", ":")) + "\n").encode("ascii")
-
-
 def _find_flock() -> Callable[[int], None] | None:
     """``flock(fd, LOCK_EX | LOCK_NB)`` where the OS has it; else None.
 
@@ -166,6 +144,7 @@ LOCKING: Final[Literal["flock", "process", "none"]] = (
 )
 # The locks this process holds (``process`` locking): the paths of their ``.lock`` files.
 _HELD: set[str] = set()
+_NOFOLLOW: Final = getattr(os, "O_NOFOLLOW", 0)
 
 
 def _no_locking(path: str) -> JournalError:
@@ -185,6 +164,22 @@ class _Lock:
         self.path = journal[: -len(".journal")] + ".lock"
         self.fd: int | None = None
 
+    def _open(self) -> int:
+        """The lock file, never through a symlink; one that is not a regular file (a symlink, a
+        directory, a FIFO: no running call can hold it) is moved aside and made again."""
+        flags = os.O_RDWR | os.O_CREAT | _NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+        try:
+            fd = os.open(self.path, flags, 0o600)
+        except OSError:
+            if stat.S_ISREG(os.lstat(self.path).st_mode):
+                raise
+        else:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                return fd
+            os.close(fd)
+        move_aside(self.path)
+        return os.open(self.path, flags | os.O_EXCL, 0o600)
+
     def acquire(self) -> bool:
         """Take the lock without waiting; False when another open file (or call) holds it."""
         if LOCKING == "none":
@@ -192,7 +187,7 @@ class _Lock:
         if LOCKING == "process" and self.path in _HELD:
             return False
         os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+        fd = self._open()
         try:
             if _FLOCK is not None:
                 _FLOCK(fd)
@@ -216,9 +211,9 @@ class _Lock:
 
 def _busy(cwd: str, journal: str) -> JournalBusy:
     holder = ""
-    with contextlib.suppress(OSError, ValueError, JournalError):
-        header, _entries = read_journal(journal)
-        holder = f" (call {header.get('call_id')}, pid {header.get('pid')})"
+    with contextlib.suppress(OSError):
+        header = read_journal(journal).header
+        holder = f" (call {header['call_id']}, pid {header['pid']})"
     return JournalBusy(
         errno.EBUSY,
         f"an atomic apply_patch call is still running in {cwd}{holder}: its journal {journal} "
@@ -229,19 +224,27 @@ def _busy(cwd: str, journal: str) -> JournalBusy:
 class DiskJournal:
     """The write-ahead journal of one atomic attempt in ``cwd`` (see the module docstring).
 
-    ``fail_write``: called after part of the journal is written, to simulate a failing disk
-    (the ``journal:enospc`` fault); it raises the ``OSError``.
+    ``confinement``: what the attempt can write, as the pipeline records it for recovery (JSON;
+    None: nothing recorded). ``fail_write``: called after part of the journal is written, to
+    simulate a failing disk (the ``journal:enospc`` fault); it raises the ``OSError``.
     """
 
     def __init__(
-        self, cwd: str, call_id: str, *, fail_write: Callable[[], None] | None = None
+        self,
+        cwd: str,
+        call_id: str,
+        *,
+        confinement: Mapping[str, Any] | None = None,
+        fail_write: Callable[[], None] | None = None,
     ) -> None:
         self.cwd = os.path.realpath(cwd)
         self.call_id = call_id
+        self.confinement = confinement
         self.path = journal_path(cwd)
         self.fail_write = fail_write
         self._lock = _Lock(self.path)
         self._fd: int | None = None
+        self._signer: Signer | None = None
 
     def start(self, entries: Sequence[JournalEntry]) -> None:
         """Lock, write every entry in one file, fsync it, rename it into place, fsync the folder.
@@ -267,19 +270,22 @@ class DiskJournal:
                 f"there: run `python -m applypatch_ext recover --cwd {self.cwd}` first",
             )
         _remove_temporaries(self.path)  # of a writer killed before its rename: nothing changed
-        header = {
-            "format": FORMAT,
-            "version": VERSION,
-            "cwd": self.cwd,
-            "call_id": self.call_id,
-            "pid": os.getpid(),
-            "started": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        }
-        body = b"".join([_line(header), *(_line(e.to_json()) for e in entries)])
         temp = f"{self.path}.{os.getpid()}.tmp"
         try:
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+            key, _note = journal_key(create=True)
+            assert key is not None
+            signer = Signer(key)
+            body = b"".join(
+                [
+                    signer.line(self._header(len(entries))),
+                    signer.line({"confinement": self.confinement}),
+                    *(signer.line(e.to_json()) for e in entries),
+                ]
+            )
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | os.O_CLOEXEC
+            fd = os.open(temp, flags, 0o600)
             try:
+                os.fchmod(fd, 0o600)  # whatever the umask: the reader checks it
                 half = len(body) // 2
                 _write_all(fd, body[:half])
                 if self.fail_write is not None:
@@ -290,7 +296,8 @@ class DiskJournal:
                 os.close(fd)
             os.rename(temp, self.path)
             _fsync_dir(directory)
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | _NOFOLLOW | os.O_CLOEXEC)
+            self._signer = signer
         except BaseException as exc:
             with contextlib.suppress(OSError):
                 os.remove(temp)
@@ -301,11 +308,24 @@ class DiskJournal:
                 raise self._error("cannot write", exc) from exc
             raise
 
+    def _header(self, entries: int) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "cwd": self.cwd,
+            "call_id": self.call_id[:CALL_ID_MAX],
+            "pid": os.getpid(),
+            "uid": user_id(),
+            "started": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+            "nonce": secrets.token_hex(16),
+            "entries": entries,  # written at once: a journal with fewer was cut short
+        }
+
     def append(self, entries: Iterable[JournalEntry]) -> None:
         """Add entries the prediction missed; on disk (fsync'd) before their change is made."""
-        if self._fd is None:
+        if self._fd is None or self._signer is None:
             return
-        data = b"".join(_line(e.to_json()) for e in entries)
+        data = b"".join(self._signer.line(e.to_json()) for e in entries)
         try:
             _write_all(self._fd, data)
             os.fsync(self._fd)
@@ -317,6 +337,7 @@ class DiskJournal:
         if self._fd is not None:
             fd, self._fd = self._fd, None
             os.close(fd)
+        self._signer = None
         try:
             if remove:
                 with contextlib.suppress(FileNotFoundError):
@@ -334,32 +355,48 @@ class DiskJournal:
         )
 
 
-def read_journal(path: str) -> tuple[dict[str, Any], list[JournalEntry]]:
-    """The header and the entries of a journal file; a torn last line is dropped."""
-    with open(path, "rb") as handle:
-        lines = handle.read().split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    else:
-        lines = lines[:-1]  # the last line has no newline: cut short while appended
-    if not lines:
-        raise JournalError(errno.EINVAL, f"the journal {path} is empty")
+def read_journal(path: str) -> Journal:
+    """The journal at ``path``, checked (see the module docstring): a torn last line is dropped.
+
+    ``FileNotFoundError`` if there is none; :class:`JournalRefused` if it must not be used;
+    another ``OSError`` if it cannot be read.
+    """
     try:
-        header = json.loads(lines[0])
-        if header.get("format") != FORMAT or header.get("version") != VERSION:
-            raise ValueError("not a journal of this version")
-        entries = [JournalEntry.from_json(json.loads(line)) for line in lines[1:]]
-    except (ValueError, KeyError, TypeError) as exc:
-        raise JournalError(errno.EINVAL, f"the journal {path} cannot be read: {exc}") from exc
-    return header, entries
+        info = os.lstat(path)
+        check_private_file(info, "a journal")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | _NOFOLLOW | os.O_CLOEXEC)
+    except UntrustedFile as exc:
+        reason = str(exc)
+        with contextlib.suppress(OSError):
+            reason += f" (to {os.readlink(path)})"
+        raise JournalRefused(path, reason) from None
+    with os.fdopen(fd, "rb") as handle:
+        now = os.fstat(handle.fileno())
+        if (now.st_dev, now.st_ino) != (info.st_dev, info.st_ino):
+            raise JournalRefused(path, "it was replaced while it was opened")
+        try:
+            return read_checked(handle, path)
+        except ValueError as exc:
+            raise JournalRefused(path, str(exc)) from None
+        except MemoryError:
+            raise JournalRefused(path, "it does not fit in memory") from None
 
 
 @contextlib.contextmanager
 def locked(cwd: str) -> Any:
-    """Hold ``cwd``'s journal lock (to recover); :class:`JournalBusy` if a running call has it."""
+    """Hold ``cwd``'s journal lock (to recover); :class:`JournalBusy` if a running call has it,
+    :class:`JournalError` if it cannot be taken."""
     path = journal_path(cwd)
     lock = _Lock(path)
-    if not lock.acquire():
+    try:
+        acquired = lock.acquire()
+    except JournalError:
+        raise
+    except OSError as exc:
+        raise JournalError(
+            exc.errno, f"cannot lock the journal {path}: {exc.strerror or exc}"
+        ) from exc
+    if not acquired:
         raise _busy(os.path.realpath(cwd), path)
     try:
         yield path

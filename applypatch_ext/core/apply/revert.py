@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
-from ..errors import ApplyPatchError, IoError
+from ..errors import ApplyPatchError, ErrorReason, IoError
 from ..interrupts import checkpoint, interrupt_gate
 from ..text import Utf8DecodeError, decode_utf8
 from .changes import (
@@ -30,6 +30,7 @@ from .changes import (
     AppliedPatchDelta,
     AppliedUpdate,
 )
+from .found import linked_ancestor, other_names
 from .fs import Filesystem, modes_of
 from .runtime import AffectedPaths, ApplyOutcome
 
@@ -200,9 +201,15 @@ class StepDrift(IoError):
     """A file changed between the undo's check and its writes: nothing was written."""
 
 
-def _check(fs: Filesystem, steps: Sequence[RevertStep]) -> None:
+def _check(fs: Filesystem, steps: Sequence[RevertStep], root: str | None) -> None:
     drifted: list[str] = []
     for step in steps:
+        link = None if root is None else linked_ancestor(fs, step.path, root)
+        if link is not None:
+            raise StepDrift(
+                f"{step.shown} is reached through {link} now: an undo never writes through a "
+                "symbolic link; nothing was written"
+            )
         now = read_state(fs, step.path)
         if step.force or (
             now is not None and (now.matches(step.expect) or now.matches(step.target))
@@ -333,6 +340,12 @@ class _Writer:
             except OSError:
                 break
 
+    def _is_link(self, path: str) -> bool:
+        try:
+            return self.fs.metadata(path, follow_symlinks=False).kind == "symlink"
+        except OSError:
+            return False
+
     def lose(self, path: str) -> None:
         """Something happened at ``path`` that the delta cannot describe."""
         self.exact = False
@@ -344,7 +357,7 @@ class _Writer:
         try:
             fs.remove_file(path, move_source=step.path in self.moving)
         except OSError as exc:
-            raise IoError(f"Failed to delete file {path}", exc) from exc
+            raise IoError(f"Failed to delete file {path}", exc, ErrorReason.DELETE) from exc
         for directory in step.remove_dirs:
             try:
                 fs.remove_dir(directory)
@@ -369,6 +382,10 @@ class _Writer:
                 )
                 self.deleted.append(step.shown)
             return
+        if self._is_link(step.path) or (step.force and other_names(self.fs, step.path)):
+            # forced (else _check stopped it): the link itself goes, never its target; a file
+            # with other names (a hard link) is replaced, never written through to them
+            self.remove(replace(step, remove_dirs=()))
         created = self.write(step, now)
         mode = self.mode(step.path)
         pending = self.moving.pop(step.path, None)
@@ -417,12 +434,18 @@ class _Writer:
             self.added.append(step.shown)
 
 
-def apply_steps(steps: Sequence[RevertStep], fs: Filesystem) -> ApplyOutcome:
-    """Check every step (nothing is written if a file drifted), then write them in order.
+def apply_steps(
+    steps: Sequence[RevertStep], fs: Filesystem, root: str | None = None
+) -> ApplyOutcome:
+    """Check every step (nothing is written if a file drifted, or if a directory on the way to
+    one below ``root`` is a symbolic link), then write them in order.
 
     Never raises for a failing step: the error is in the outcome, next to the exact delta of what
     was written before it. A step already in its target state is skipped, so that running the
-    steps again (the unsandboxed retry) finishes the job.
+    steps again (the unsandboxed retry) finishes the job. A symbolic link at a path a step
+    writes is never followed: a forced step replaces the link itself (its target is neither
+    read nor written); an unforced one has drifted. A forced step over a file with other names
+    (a hard link) replaces its name too, so the other names keep their bytes.
     """
     with interrupt_gate():
         writer = _Writer(fs)
@@ -438,7 +461,7 @@ def apply_steps(steps: Sequence[RevertStep], fs: Filesystem) -> ApplyOutcome:
             return ApplyOutcome(delta, affected, error)
 
         try:
-            _check(fs, steps)
+            _check(fs, steps, root)
             for step in steps:
                 checkpoint("applying")
                 writer.run(step)

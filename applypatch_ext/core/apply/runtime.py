@@ -17,13 +17,20 @@ import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..errors import ApplyPatchError, IoError
+from ..errors import ApplyPatchError, ErrorReason, IoError
 from ..interrupts import checkpoint, interrupt_gate
 from ..parse.model import AddFile, DeleteFile, Hunk, UpdateFile
 from ..text import LineEndings, Utf8DecodeError
 from .changes import AppliedAdd, AppliedDelete, AppliedPatchChange, AppliedPatchDelta, AppliedUpdate
 from .contents import derive_new_contents
-from .fs import Filesystem, modes_of, read_file_to_update, read_text, resolve_path
+from .fs import (
+    Filesystem,
+    WriteRefused,
+    modes_of,
+    read_file_to_update,
+    read_text,
+    resolve_path,
+)
 
 NO_FILES_MODIFIED = "No files were modified."
 NOT_UTF8_PATCH = "Error: apply_patch requires a UTF-8 PATCH argument."
@@ -69,12 +76,20 @@ class _Recorder:
         self.exact = True
         self._modes = modes_of(fs)
         self.unknown: list[str] = []
+        self.refused: list[str] = []
 
     def lose(self, path: str) -> None:
         """Something happened at ``path`` that the changes cannot describe: inexact."""
         self.exact = False
         if path not in self.unknown:
             self.unknown.append(path)
+
+    def refuse(self, path: str) -> None:
+        """A view refused the write at ``path`` before anything reached the disk: inexact, as
+        the reference has it, and recorded as refused (nothing was written there)."""
+        self.lose(path)
+        if path not in self.refused:
+            self.refused.append(path)
 
     def mode(self, path: str) -> int | None:
         """The file's permission bits, for an undo; None when unknown (not an inexactness:
@@ -102,7 +117,9 @@ class _Recorder:
         return tuple(reversed(missing))
 
     def delta(self) -> AppliedPatchDelta:
-        return AppliedPatchDelta(tuple(self.changes), self.exact, tuple(self.unknown))
+        return AppliedPatchDelta(
+            tuple(self.changes), self.exact, tuple(self.unknown), tuple(self.refused)
+        )
 
     def probe(self, path: str) -> None:
         """A path about to be overwritten or removed must be a plain regular file (or absent)."""
@@ -146,11 +163,17 @@ class _Recorder:
                 except OSError as exc:
                     raise IoError(f"Failed to create parent directories for {path}", exc) from exc
                 fs.write_bytes(path, encoded)
+        except WriteRefused as exc:
+            self.refuse(path)
+            raise IoError(f"Failed to write file {path}", exc) from exc
         except OSError as exc:
             self.lose(path)
             raise IoError(f"Failed to write file {path}", exc) from exc
-        except IoError:
-            self.lose(path)
+        except IoError as exc:
+            if isinstance(exc.cause, WriteRefused):
+                self.refuse(path)
+            else:
+                self.lose(path)
             raise
         return created
 
@@ -182,7 +205,7 @@ def _apply_delete(rec: _Recorder, path: str) -> None:
         content = None
         rec.lose(path)
     if _is_dir(fs, path):
-        raise IoError(f"Failed to delete file {path}")
+        raise IoError(f"Failed to delete file {path}", reason=ErrorReason.DELETE)
     mode = rec.mode(path)
     try:
         fs.remove_file(path)
@@ -194,7 +217,7 @@ def _apply_delete(rec: _Recorder, path: str) -> None:
                 still_there = False
             if not still_there:
                 rec.lose(path)
-        raise IoError(f"Failed to delete file {path}", exc) from exc
+        raise IoError(f"Failed to delete file {path}", exc, ErrorReason.DELETE) from exc
     if content is not None:
         rec.changes.append(AppliedDelete(path, content, mode))
 
@@ -244,7 +267,7 @@ def apply_hunks(
     """Apply ``hunks`` in order against ``fs`` with paths resolved against ``cwd``.
 
     A SIGINT while a file is written waits for the end of that write (see
-    :mod:`.interrupts`): the gate is opened once for the whole run.
+    :mod:`..interrupts`): the gate is opened once for the whole run.
     """
     with interrupt_gate():
         return _apply_hunks(hunks, cwd, fs, line_endings)
@@ -272,8 +295,8 @@ def _apply_hunks(
 
     if not hunks:
         return outcome(ApplyPatchError(NO_FILES_MODIFIED))
-    try:
-        for hunk in hunks:
+    for index, hunk in enumerate(hunks):
+        try:
             checkpoint("applying")
             match hunk:
                 case AddFile(path=written, contents=contents):
@@ -286,6 +309,7 @@ def _apply_hunks(
                     dest = None if move_path is None else resolve_path(cwd, move_path)
                     _apply_update(rec, hunk, resolve_path(cwd, written), dest, line_endings)
                     modified.append(hunk.target_path)
-    except ApplyPatchError as exc:
-        return outcome(exc)
+        except ApplyPatchError as exc:
+            exc.hunk = index
+            return outcome(exc)
     return outcome()

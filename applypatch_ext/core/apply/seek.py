@@ -11,6 +11,7 @@ This module only searches; it decides nothing about what is replaced.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import partial
 from itertools import accumulate, chain, repeat
@@ -216,6 +217,7 @@ class Haystack(_Forms):
     """
 
     __slots__ = (
+        "_counts",
         "_cursor_line",
         "_cursor_offset",
         "_joined_forms",
@@ -232,6 +234,9 @@ class Haystack(_Forms):
         self._text_known = False
         self._cursor_line = self._cursor_offset = 0  # a line index and its offset in ``_text``
         self._joined_forms: list[str | bool | None] = [None, None, None, None]  # see _joined_form
+        # Per pass, how often each normalised line occurs, built when a match is checked for
+        # a second occurrence (:meth:`find_again`).
+        self._counts: list[Counter[str] | None] = [None, None, None, None]
 
     def ruled_out(self, pattern: _Forms) -> int:
         """The last pass in which ``pattern`` provably cannot match, or -1.
@@ -266,6 +271,22 @@ class Haystack(_Forms):
             # Keep the set of lines in this form: it can rule this pass out for the next chunks.
             self._present[pass_index] = frozenset(self.form(pass_index))
         return found
+
+    def find_again(self, pattern: _Forms, pass_index: int, found: int) -> int | None:
+        """The next position after ``found`` where ``pattern`` matches in ``pass_index``, or
+        None. A pattern holding a line that occurs once in the file's form cannot occur twice:
+        that is answered from the counts of the file's lines, without a search. An empty
+        pattern (a chunk whose only old line was the blank one dropped at the end) matches
+        anywhere, so no other place is a second match of it: None."""
+        if not len(pattern):
+            return None
+        counts = self._counts[pass_index]
+        if counts is None:
+            counts = self._counts[pass_index] = Counter(self.form(pass_index))
+        if any(counts[line] < 2 for line in pattern.form(pass_index)):
+            return None
+        last = len(self) - len(pattern)
+        return self.find(pattern, pass_index, found + 1, last) if found < last else None
 
     def _joined_form(self, pass_index: int) -> str | None:
         """The file's lines in that pass's form joined by LF (cached); None if a line holds an

@@ -11,9 +11,10 @@ cancellation the tree is byte-identical to before, modes and symlinks included; 
 On the real disk the journal is also written ahead (:mod:`.journal`): :meth:`prepare` records,
 before the attempt starts, every path its hunks can change (hunk paths, move destinations, the
 missing parent directories) in one fsync'd file, so that a process killed in the middle leaves
-what :func:`recover` (``python -m applypatch_ext recover``, and the next call in that working
-directory) needs to restore the tree exactly. Restoring compares each path with its recorded
-state and changes only what differs, so it can be interrupted and run again.
+what recovery (``core.turn.recovery``: ``python -m applypatch_ext recover``, and the next call
+in that working directory) needs to restore the tree exactly, through :func:`restore`.
+Restoring compares each path with its recorded state and changes only what differs, so it can
+be interrupted and run again.
 
 What it cannot put back it refuses to change: a FIFO, socket or device, and a symlink when the
 filesystem cannot create symlinks (see :class:`~applypatch_ext.core.apply.fs.SupportsSymlinks`). The
@@ -34,12 +35,9 @@ from enum import StrEnum
 from ..errors import ApplyPatchError
 from ..interrupts import deferred_interrupts
 from ..parse.model import AddFile, DeleteFile, Hunk, UpdateFile
-from ..text import format_io_error
-from . import journal as wal
 from .fs import (
     FileMetadata,
     Filesystem,
-    LocalFilesystem,
     SupportsModes,
     SupportsSymlinks,
     canonicalizer,
@@ -394,80 +392,3 @@ class JournalingFilesystem:
 
     def remove_dir(self, path: str) -> None:
         self.inner.remove_dir(path)
-
-
-# -- recovery after a crash ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Recovery:
-    """What :func:`recover` did in ``cwd`` with the journal of the unfinished call."""
-
-    cwd: str
-    journal: str
-    call_id: str | None
-    pid: int | None
-    started: str | None
-    restored: tuple[str, ...]
-    removed: tuple[str, ...]
-    failures: tuple[tuple[str, str], ...]
-
-    @property
-    def ok(self) -> bool:
-        return not self.failures
-
-    def report(self) -> str:
-        """The text ``recover`` prints: what it found and every path it changed."""
-        who = f"call {self.call_id}, pid {self.pid}, started {self.started}"
-        lines = [
-            f"recovered {self.cwd} from the journal of an atomic apply_patch call that did "
-            f"not finish ({who}): {self.journal}"
-        ]
-        lines += [f"  restored {p}" for p in self.restored]
-        lines += [f"  removed {p}" for p in self.removed]
-        lines += [f"  could not restore {p}: {why}" for p, why in self.failures]
-        if self.failures:
-            lines.append(
-                f"the journal is kept at {self.journal}: fix the cause and run "
-                f"`python -m applypatch_ext recover --cwd {self.cwd}` again"
-            )
-        elif not self.restored and not self.removed:
-            lines.append("nothing had changed yet: the tree is as it was before that call")
-        else:
-            changed = len(self.restored) + len(self.removed)
-            lines.append(f"{changed} paths put back: the tree is as it was before that call")
-        return "\n".join(lines) + "\n"
-
-
-def recover(cwd: str, fs: Filesystem | None = None) -> Recovery | None:
-    """Restore ``cwd`` from the journal an unfinished atomic call left; None if there is none.
-
-    Raises :class:`~.journal.JournalBusy` when that call is still running (its process holds
-    the journal), :class:`~.journal.JournalError` when the journal cannot be read. SIGINT waits
-    until the restore is done; a crash during it leaves the journal, and recovering again ends
-    exact.
-    """
-    if wal.pending(cwd) is None:
-        return None
-    with wal.locked(cwd) as path, deferred_interrupts():
-        if not os.path.lexists(path):
-            return None  # recovered by another process meanwhile
-        header, entries = wal.read_journal(path)
-        real = os.path.realpath(cwd)
-        if header.get("cwd") != real:
-            raise wal.JournalError(
-                errno.EINVAL, f"the journal {path} is for {header.get('cwd')}, not {real}"
-            )
-        result = restore(fs if fs is not None else LocalFilesystem(), entries)
-        if not result.failures:
-            wal.remove_journal(path)
-    return Recovery(
-        cwd=real,
-        journal=path,
-        call_id=header.get("call_id"),
-        pid=header.get("pid"),
-        started=header.get("started"),
-        restored=result.restored,
-        removed=result.removed,
-        failures=tuple((p, format_io_error(exc)) for p, exc in result.failures),
-    )

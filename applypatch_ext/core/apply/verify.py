@@ -19,12 +19,19 @@ from __future__ import annotations
 import posixpath
 from enum import StrEnum
 
-from ..errors import InvalidPatchError, IoError
+from ..diagnosis import Diagnosis
+from ..errors import (
+    ApplyPatchError,
+    DuplicatePathError,
+    ErrorReason,
+    IoError,
+    MoveOntoItselfError,
+)
 from ..interrupts import checkpoint
-from ..parse.model import AddFile, DeleteFile, ParsedPatch, UpdateFile
+from ..parse.model import AddFile, DeleteFile, Hunk, ParsedPatch, UpdateFile
 from ..text import LineEndings, Utf8DecodeError, format_io_error
 from .changes import ApplyPatchAction, ApplyPatchFileChange, FileAdd, FileDelete, FileUpdate
-from .contents import derive_new_contents
+from .contents import ChunkMatch, derive_new_contents
 from .diff import unified_diff
 from .fs import (
     Filesystem,
@@ -34,6 +41,7 @@ from .fs import (
     read_text,
     resolve_path,
 )
+from .placement import match_warnings
 
 #: Context radius of the diff stored in a proposed Update (docs/behaviour.md §4.5).
 PROPOSED_DIFF_CONTEXT = 1
@@ -55,7 +63,7 @@ def _read(fs: Filesystem, path: str, context: str) -> str:
     try:
         return read_text(fs, path)
     except (OSError, Utf8DecodeError) as exc:
-        raise IoError(f"{context} {path}: {format_io_error(exc)}", exc) from exc
+        raise IoError(f"{context} {path}: {format_io_error(exc)}", exc, ErrorReason.READ) from exc
 
 
 def _refuse_move_onto_itself(
@@ -76,7 +84,7 @@ def _refuse_move_onto_itself(
         if real != entry:
             return
         where = f"{dest}, which resolves to {real}"
-    raise InvalidPatchError(
+    raise MoveOntoItselfError(
         f"`*** Update File: {written}` moves the file onto itself (`*** Move to: {move_written}` "
         f"is {where}): applying it would delete {source}. Remove the `*** Move to:` line to "
         "update the file in place, or move it to a different path"
@@ -95,37 +103,63 @@ def verify_patch(
 
     Raises :class:`~applypatch_ext.core.errors.ApplyPatchError` (an ``InvalidPatchError`` for
     duplicate paths, an ``IoError`` for an unreadable file, a ``ComputeReplacementsError`` for a
-    chunk that does not match).
+    chunk that does not match), its ``hunk`` the index of the hunk that failed. The action's
+    ``warnings`` say what to check in chunks that will apply (:func:`~.placement.match_warnings`).
     """
     fs = filesystem if filesystem is not None else LocalFilesystem()
     mode = LineEndings(line_endings)
     reject_duplicates = DuplicatePaths(duplicates) is DuplicatePaths.REJECT
     changes: dict[str, ApplyPatchFileChange] = {}
-    for hunk in parsed.hunks:
+    left_behind: list[tuple[str, str]] = []
+    warnings: list[Diagnosis] = []
+    for index, hunk in enumerate(parsed.hunks):
         checkpoint("verifying")
-        path = resolve_path(cwd, hunk.path)
-        if path in changes:
-            if reject_duplicates:
-                raise InvalidPatchError(f"multiple operations target {path}")
-            del changes[path]  # folded: the later hunk takes the earlier one's place
-        change: ApplyPatchFileChange
-        match hunk:
-            case AddFile(contents=contents):
-                change = FileAdd(contents)
-            case DeleteFile():
-                change = FileDelete(_read(fs, path, "Failed to read"))
-            case UpdateFile(move_path=move_path, chunks=chunks):
-                original = read_file_to_update(fs, path)
-                new = derive_new_contents(original, path, chunks, mode)
-                diff = unified_diff(
-                    original,
-                    new,
-                    context_radius=PROPOSED_DIFF_CONTEXT,
-                    timeout=PROPOSED_DIFF_TIMEOUT,
-                )
-                dest = None if move_path is None else resolve_path(cwd, move_path)
-                if dest is not None and move_path is not None:
-                    _refuse_move_onto_itself(fs, hunk.path, move_path, path, dest)
-                change = FileUpdate(diff, dest, new)
+        try:
+            path, change = _verify_hunk(hunk, cwd, fs, mode, left_behind, warnings, parsed.patch)
+            if path in changes:
+                if reject_duplicates:
+                    raise DuplicatePathError(f"multiple operations target {path}")
+                del changes[path]  # folded: the later hunk takes the earlier one's place
+        except ApplyPatchError as exc:
+            exc.hunk = index
+            raise
         changes[path] = change
-    return ApplyPatchAction(changes, parsed.patch, cwd)
+    return ApplyPatchAction(changes, parsed.patch, cwd, tuple(left_behind), tuple(warnings))
+
+
+def _verify_hunk(
+    hunk: Hunk,
+    cwd: str,
+    fs: Filesystem,
+    mode: LineEndings,
+    left_behind: list[tuple[str, str]],
+    warnings: list[Diagnosis],
+    patch: str,
+) -> tuple[str, ApplyPatchFileChange]:
+    """One hunk's resolved path and proposed change; what it leaves behind and the warnings
+    of where its chunks were placed are appended to the lists given."""
+    path = resolve_path(cwd, hunk.path)
+    change: ApplyPatchFileChange
+    match hunk:
+        case AddFile(contents=contents):
+            change = FileAdd(contents)
+            left_behind.append((path, contents))
+        case DeleteFile():
+            change = FileDelete(_read(fs, path, "Failed to read"))
+        case UpdateFile(move_path=move_path, chunks=chunks):
+            original = read_file_to_update(fs, path)
+            matches: list[ChunkMatch] = []
+            new = derive_new_contents(original, path, chunks, mode, matches)
+            diff = unified_diff(
+                original,
+                new,
+                context_radius=PROPOSED_DIFF_CONTEXT,
+                timeout=PROPOSED_DIFF_TIMEOUT,
+            )
+            dest = None if move_path is None else resolve_path(cwd, move_path)
+            if dest is not None and move_path is not None:
+                _refuse_move_onto_itself(fs, hunk.path, move_path, path, dest)
+            change = FileUpdate(diff, dest, new)
+            left_behind.append((dest or path, new))
+            warnings.extend(match_warnings(hunk, matches, original, mode, patch))
+    return path, change

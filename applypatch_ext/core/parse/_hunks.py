@@ -21,10 +21,11 @@ UpdateMark = tuple[str | None, int, int, int, int, bool]
 
 
 class ChunkBuilder:
-    __slots__ = ("change_context", "context_line_indices", "is_end_of_file", "new", "old")
+    __slots__ = ("change_context", "context_line_indices", "is_end_of_file", "line", "new", "old")
 
-    def __init__(self, change_context: str | None) -> None:
+    def __init__(self, change_context: str | None, line: int = 0) -> None:
         self.change_context = change_context
+        self.line = line
         self.old: list[str] = []
         self.new: list[str] = []
         self.context_line_indices: list[tuple[int, int]] = []
@@ -39,19 +40,21 @@ class ChunkBuilder:
             new_lines=tuple(self.new[:n_new]),
             context_line_indices=tuple(self.context_line_indices[:n_ctx]),
             is_end_of_file=self.is_end_of_file,
+            line=self.line,
         )
 
 
 class AddBuilder:
-    __slots__ = ("path", "pieces")
+    __slots__ = ("line", "path", "pieces")
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, line: int = 0) -> None:
         self.path = path
+        self.line = line
         # The contents so far: one or more whole lines per piece, each line followed by "\n".
         self.pieces: list[str] = []
 
     def freeze(self, n_pieces: int | None = None) -> AddFile:
-        return AddFile(self.path, "".join(self.pieces[:n_pieces]))
+        return AddFile(self.path, "".join(self.pieces[:n_pieces]), self.line)
 
 
 class UpdateBuilder:
@@ -64,10 +67,10 @@ class UpdateBuilder:
         self.chunks: list[ChunkBuilder] = []
         self.frozen: list[UpdateFileChunk] = []  # every chunk but the last, frozen once
 
-    def start_chunk(self, change_context: str | None) -> ChunkBuilder:
+    def start_chunk(self, change_context: str | None, line: int = 0) -> ChunkBuilder:
         if self.chunks:
             self.frozen.append(self.chunks[-1].freeze())
-        chunk = ChunkBuilder(change_context)
+        chunk = ChunkBuilder(change_context, line)
         self.chunks.append(chunk)
         return chunk
 
@@ -76,7 +79,7 @@ class UpdateBuilder:
             chunks = list(self.frozen)
             if self.chunks:
                 chunks.append(self.chunks[-1].freeze())
-            return UpdateFile(self.path, self.move_path, tuple(chunks))
+            return UpdateFile(self.path, self.move_path, tuple(chunks), self.header_line)
         move_path, n_chunks, n_old, n_new, n_ctx, eof = mark
         chunks = self.frozen[: max(n_chunks - 1, 0)]
         if n_chunks:
@@ -84,7 +87,7 @@ class UpdateBuilder:
             if last.is_end_of_file != eof:
                 last = replace(last, is_end_of_file=eof)
             chunks.append(last)
-        return UpdateFile(self.path, move_path, tuple(chunks))
+        return UpdateFile(self.path, move_path, tuple(chunks), self.header_line)
 
     def mark(self) -> UpdateMark:
         if not self.chunks:

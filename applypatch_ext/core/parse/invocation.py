@@ -80,7 +80,7 @@ from pathlib import PurePosixPath
 from typing import ClassVar, Final, Literal, TypeAlias
 
 from ..errors import ApplyPatchError, ParseError
-from ..text import rust_trim
+from ..text import plural, rust_trim
 from ._shell import NotRecognised, extract_heredoc, split_command_line
 from .model import BEGIN_PATCH_MARKER, AddFile, DeleteFile, Hunk, ParsedPatch, UpdateFile
 from .parser import parse_patch
@@ -151,8 +151,7 @@ class ApplyPatchInvocation:
 
     def describe(self) -> str:
         hunks = self.parsed.hunks
-        count = f"{len(hunks)} hunk" + ("" if len(hunks) == 1 else "s")
-        text = f"apply_patch with {count}"
+        text = f"apply_patch with {plural(len(hunks), 'hunk')}"
         if hunks:
             text += " (" + ", ".join(_describe_hunk(hunk) for hunk in hunks) + ")"
         if self.parsed.environment_id is not None:
@@ -166,9 +165,11 @@ class ApplyPatchInvocation:
 
 @dataclass(frozen=True, slots=True)
 class InvocationParseError:
-    """An apply_patch call whose patch does not parse; ``message`` is the parse error's text."""
+    """An apply_patch call whose patch does not parse; ``message`` is the parse error's text,
+    ``body`` the patch text it is about (what the call's ``apply_patch`` was given)."""
 
     error: ParseError
+    body: str = ""
 
     kind: ClassVar[Literal["parse_error"]] = "parse_error"
     is_error: ClassVar[bool] = True
@@ -265,7 +266,7 @@ def _parse_body(body: str, workdir: str | None, script: str | None) -> Invocatio
     try:
         parsed = parse_patch(body)
     except ParseError as exc:
-        return InvocationParseError(exc)
+        return InvocationParseError(exc, body)
     if workdir is not None:
         parsed = dataclasses.replace(parsed, workdir=workdir)
     return ApplyPatchInvocation(parsed, workdir, script)

@@ -15,7 +15,7 @@ All records are frozen; none of them touches the disk.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Literal, TypeAlias
 
 BEGIN_PATCH_MARKER = "*** Begin Patch"
@@ -60,10 +60,14 @@ def expected_context_marker_message(line: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class AddFile:
-    """``*** Add File: path`` with its ``+`` lines; ``contents`` ends every line with LF."""
+    """``*** Add File: path`` with its ``+`` lines; ``contents`` ends every line with LF.
+
+    ``line`` (as in the other records) is the 1-based line of the canonical patch text where it
+    starts, 0 when it was not parsed from a text; it is not part of its value."""
 
     path: str
     contents: str
+    line: int = field(default=0, compare=False, repr=False)
 
     kind: ClassVar[Literal["add"]] = "add"
 
@@ -83,6 +87,7 @@ class DeleteFile:
     """``*** Delete File: path``."""
 
     path: str
+    line: int = field(default=0, compare=False, repr=False)
 
     kind: ClassVar[Literal["delete"]] = "delete"
 
@@ -100,7 +105,8 @@ class UpdateFileChunk:
 
     Context lines are in both ``old_lines`` and ``new_lines``; ``context_line_indices`` holds the
     (old index, new index) of each line written as context, so that the preserve mode can leave
-    those file lines untouched.
+    those file lines untouched. ``line`` is the 1-based line of the canonical patch text where
+    the chunk starts: its ``@@`` line, or its first line when it has none (0: not parsed).
     """
 
     change_context: str | None
@@ -108,6 +114,7 @@ class UpdateFileChunk:
     new_lines: tuple[str, ...]
     context_line_indices: tuple[tuple[int, int], ...] = ()
     is_end_of_file: bool = False
+    line: int = field(default=0, compare=False, repr=False)
 
     def __str__(self) -> str:
         header = (
@@ -145,6 +152,7 @@ class UpdateFile:
     path: str
     move_path: str | None
     chunks: tuple[UpdateFileChunk, ...]
+    line: int = field(default=0, compare=False, repr=False)
 
     kind: ClassVar[Literal["update"]] = "update"
 

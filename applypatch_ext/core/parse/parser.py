@@ -31,7 +31,7 @@ Parsing never touches the disk.
 
 from __future__ import annotations
 
-from ..errors import InvalidPatchError
+from ..errors import ErrorReason, InvalidPatchError
 from ..text import RUST_WHITESPACE, rust_lines
 from .model import (
     BEGIN_PATCH_MARKER,
@@ -53,8 +53,8 @@ def _boundary_error(lines: list[str]) -> InvalidPatchError | None:
         if first == BEGIN_PATCH_MARKER and last == END_PATCH_MARKER:
             return None
         if first != BEGIN_PATCH_MARKER:
-            return InvalidPatchError(FIRST_LINE_ERROR)
-    return InvalidPatchError(LAST_LINE_ERROR)
+            return InvalidPatchError(FIRST_LINE_ERROR, ErrorReason.FIRST_LINE)
+    return InvalidPatchError(LAST_LINE_ERROR, ErrorReason.LAST_LINE)
 
 
 def canonical_patch_lines(text: str) -> list[str]:
@@ -78,7 +78,9 @@ def _edge_error(first: str, last: str) -> InvalidPatchError | None:
     first = first.strip(RUST_WHITESPACE)
     if first == BEGIN_PATCH_MARKER and last.strip(RUST_WHITESPACE) == END_PATCH_MARKER:
         return None
-    return InvalidPatchError(FIRST_LINE_ERROR if first != BEGIN_PATCH_MARKER else LAST_LINE_ERROR)
+    if first != BEGIN_PATCH_MARKER:
+        return InvalidPatchError(FIRST_LINE_ERROR, ErrorReason.FIRST_LINE)
+    return InvalidPatchError(LAST_LINE_ERROR, ErrorReason.LAST_LINE)
 
 
 def canonical_patch_text(text: str) -> str:
@@ -89,7 +91,7 @@ def canonical_patch_text(text: str) -> str:
     """
     stripped = text.strip(RUST_WHITESPACE)
     if not stripped:
-        raise InvalidPatchError(LAST_LINE_ERROR)
+        raise InvalidPatchError(LAST_LINE_ERROR, ErrorReason.LAST_LINE)
     first_nl = stripped.find("\n")
     last_nl = stripped.rfind("\n")
     first = stripped if first_nl < 0 else stripped[:first_nl]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ..errors import InvalidHunkError, InvalidPatchError, ParseError
+from ..errors import ErrorReason, InvalidHunkError, InvalidPatchError, ParseError
 from ..interrupts import checkpoint
 from ..text import RUST_WHITESPACE
 from ._hunks import AddBuilder, Builder, ChunkBuilder, HunkSnapshot, UpdateBuilder
@@ -165,7 +165,7 @@ class StreamingPatchParser:
             else:
                 self._process_lines([line])
         if self._mode != _ENDED:
-            self._error = InvalidPatchError(LAST_LINE_ERROR)
+            self._error = InvalidPatchError(LAST_LINE_ERROR, ErrorReason.LAST_LINE)
             raise self._error
         return self.snapshot()
 
@@ -330,10 +330,10 @@ class StreamingPatchParser:
             current.pieces.append(raw[1:] + "\n")
         elif mode == _ENDED:
             if raw.strip(RUST_WHITESPACE):
-                raise InvalidPatchError(LAST_LINE_ERROR)
+                raise InvalidPatchError(LAST_LINE_ERROR, ErrorReason.LAST_LINE)
         elif mode == _NOT_STARTED:
             if raw.strip(RUST_WHITESPACE) != BEGIN_PATCH_MARKER:
-                raise InvalidPatchError(FIRST_LINE_ERROR)
+                raise InvalidPatchError(FIRST_LINE_ERROR, ErrorReason.FIRST_LINE)
             self._mode = _STARTED
         else:
             self._header_line(raw)
@@ -345,13 +345,15 @@ class StreamingPatchParser:
             return
         if self._mode == _STARTED and trimmed.startswith(ENVIRONMENT_ID_MARKER):
             if self.environment_id is not None:
-                raise InvalidPatchError(DUPLICATE_ENVIRONMENT_ERROR)
+                raise InvalidPatchError(DUPLICATE_ENVIRONMENT_ERROR, ErrorReason.ENVIRONMENT)
             value = trimmed[len(ENVIRONMENT_ID_MARKER) :].strip(RUST_WHITESPACE)
             if not value:
-                raise InvalidPatchError(EMPTY_ENVIRONMENT_ERROR)
+                raise InvalidPatchError(EMPTY_ENVIRONMENT_ERROR, ErrorReason.ENVIRONMENT)
             self.environment_id = value
             return
-        raise InvalidHunkError(invalid_header_message(trimmed), self.line_number)
+        raise InvalidHunkError(
+            invalid_header_message(trimmed), self.line_number, ErrorReason.INVALID_HUNK_HEADER
+        )
 
     def _start_hunk(self, marker_line: str) -> bool:
         """Act on a hunk header or ``*** End Patch``; return False if ``marker_line`` is neither.
@@ -367,12 +369,12 @@ class StreamingPatchParser:
             return True
         if marker_line.startswith(ADD_FILE_MARKER):
             self._close_hunk(marker_line, is_end_patch=False)
-            self._current = AddBuilder(marker_line[len(ADD_FILE_MARKER) :])
+            self._current = AddBuilder(marker_line[len(ADD_FILE_MARKER) :], self.line_number)
             self._mode = _ADD
             return True
         if marker_line.startswith(DELETE_FILE_MARKER):
             self._close_hunk(marker_line, is_end_patch=False)
-            self._hunks.append(DeleteFile(marker_line[len(DELETE_FILE_MARKER) :]))
+            self._hunks.append(DeleteFile(marker_line[len(DELETE_FILE_MARKER) :], self.line_number))
             self._mode = _DELETE
             return True
         if marker_line.startswith(UPDATE_FILE_MARKER):
@@ -391,12 +393,20 @@ class StreamingPatchParser:
         if isinstance(current, UpdateBuilder):
             if not current.chunks:
                 raise InvalidHunkError(
-                    f"Update file hunk for path '{current.path}' is empty", current.header_line
+                    f"Update file hunk for path '{current.path}' is empty",
+                    current.header_line,
+                    ErrorReason.EMPTY_UPDATE,
                 )
             if not current.chunks[-1].old and not current.chunks[-1].new:
                 if is_end_patch:
-                    raise InvalidHunkError(EMPTY_CHUNK_ERROR, self.line_number)
-                raise InvalidHunkError(unexpected_update_line_message(line), self.line_number)
+                    raise InvalidHunkError(
+                        EMPTY_CHUNK_ERROR, self.line_number, ErrorReason.EMPTY_CHUNK
+                    )
+                raise InvalidHunkError(
+                    unexpected_update_line_message(line),
+                    self.line_number,
+                    ErrorReason.UNEXPECTED_LINE,
+                )
         self._hunks.append(current.freeze())
         self._current = None
 
@@ -416,7 +426,11 @@ class StreamingPatchParser:
             if not u:
                 return
             if not is_context_marker:
-                raise InvalidHunkError(expected_context_marker_message(raw), self.line_number)
+                raise InvalidHunkError(
+                    expected_context_marker_message(raw),
+                    self.line_number,
+                    ErrorReason.EXPECTED_CONTEXT_MARKER,
+                )
         # 3. Move to, only as the first line after the header
         if last is None and update.move_path is None and u.startswith(MOVE_TO_MARKER):
             update.move_path = u[len(MOVE_TO_MARKER) :]
@@ -424,22 +438,29 @@ class StreamingPatchParser:
         if is_context_marker:
             # 4. two @@ in a row
             if last is not None and not last.old and not last.new:
-                raise InvalidHunkError(unexpected_update_line_message(raw), self.line_number)
+                raise InvalidHunkError(
+                    unexpected_update_line_message(raw),
+                    self.line_number,
+                    ErrorReason.UNEXPECTED_LINE,
+                )
             # 5. and 6.
-            update.start_chunk(None if u == EMPTY_CHANGE_CONTEXT_MARKER else u[3:])
+            context = None if u == EMPTY_CHANGE_CONTEXT_MARKER else u[3:]
+            update.start_chunk(context, self.line_number)
             return
         # 7. End of File
         if u == EOF_MARKER:
             if last is not None:
                 if not last.old and not last.new:
-                    raise InvalidHunkError(EMPTY_CHUNK_ERROR, self.line_number)
+                    raise InvalidHunkError(
+                        EMPTY_CHUNK_ERROR, self.line_number, ErrorReason.EMPTY_CHUNK
+                    )
                 last.is_end_of_file = True
             return
         # 8. and 9. diff lines
         first = raw[:1]
         if first in ("", " ", "+", "-"):
             if last is None:
-                last = update.start_chunk(None)
+                last = update.start_chunk(None, self.line_number)
             if first == "+":
                 last.new.append(raw[1:])
             elif first == "-":
@@ -452,5 +473,11 @@ class StreamingPatchParser:
             return
         # 10. anything else
         if last is not None and (last.old or last.new):
-            raise InvalidHunkError(expected_context_marker_message(raw), self.line_number)
-        raise InvalidHunkError(unexpected_update_line_message(raw), self.line_number)
+            raise InvalidHunkError(
+                expected_context_marker_message(raw),
+                self.line_number,
+                ErrorReason.EXPECTED_CONTEXT_MARKER,
+            )
+        raise InvalidHunkError(
+            unexpected_update_line_message(raw), self.line_number, ErrorReason.UNEXPECTED_LINE
+        )

@@ -5,8 +5,9 @@ The Codex events keep their names and JSON shapes (each object tagged by ``type`
 ``patch_apply_updated`` (streaming preview), ``patch_apply_begin``, ``patch_apply_end`` (with
 ``status``) and ``turn_diff``. Ours, for what Codex shows in its UI rather than in events:
 ``patch_safety_assessed``, ``apply_patch_approval_request``,
-``apply_patch_approval_decision``, ``transaction_recovered`` and
-``patch_content_warning``.
+``apply_patch_approval_decision``, ``transaction_recovered``, ``transaction_journal_refused``,
+``patch_warning`` (what to check in a call that applies) and ``patch_diagnosis`` (why a call
+failed: the failure atlas, docs/diagnosis.md).
 
 The recorder keeps every event with a monotonic time offset (the clock is injectable so that
 tests need no sleeps) and notifies subscribers, which is how the widget follows a call live.
@@ -19,6 +20,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any, ClassVar, TypeAlias
+
+from ..diagnosis import Diagnosis
 
 
 #: FileChange end statuses (docs/behaviour.md §6.4).
@@ -41,7 +44,9 @@ class EventType(StrEnum):
     PATCH_APPLY_END = "patch_apply_end"
     TURN_DIFF = "turn_diff"
     TRANSACTION_RECOVERED = "transaction_recovered"
-    PATCH_CONTENT_WARNING = "patch_content_warning"
+    TRANSACTION_JOURNAL_REFUSED = "transaction_journal_refused"
+    PATCH_WARNING = "patch_warning"
+    PATCH_DIAGNOSIS = "patch_diagnosis"
 
 
 JsonChanges: TypeAlias = dict[str, dict[str, Any]]
@@ -107,6 +112,9 @@ class ApplyPatchApprovalRequest(_Event):
     changes: JsonChanges
     reason: str | None = None
     retry: bool = False
+    #: names this request among the call's (``CALL_ID:N``, N counting its requests from 1):
+    #: an answer that names another one is refused (a stale message from a second tab)
+    request_id: str = ""
 
     type: ClassVar[EventType] = EventType.APPLY_PATCH_APPROVAL_REQUEST
 
@@ -123,6 +131,8 @@ class ApplyPatchApprovalDecision(_Event):
     accept: Mapping[str, Any] | None = None
     #: the user's reason for a decline; omitted from the JSON when none was given
     reason: str | None = None
+    #: the ``request_id`` of the request it answers
+    request_id: str = ""
 
     type: ClassVar[EventType] = EventType.APPLY_PATCH_APPROVAL_DECISION
 
@@ -169,15 +179,31 @@ class TurnDiff(_Event):
 
 
 @dataclass(frozen=True)
-class PatchContentWarning(_Event):
-    """Ours: the content validator objected to the proposed content of ``path`` and the call
-    applies it anyway (``InvalidContent.WARN``, the reference behaviour)."""
+class _AtlasEvent(_Event):
+    """A diagnosis of the failure atlas as an event: its fields, beside the call's id."""
 
     call_id: str
-    path: str
-    message: str
+    diagnosis: Diagnosis
 
-    type: ClassVar[EventType] = EventType.PATCH_CONTENT_WARNING
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "call_id": self.call_id, **self.diagnosis.to_json()}
+
+
+@dataclass(frozen=True)
+class PatchWarning(_AtlasEvent):
+    """Ours: something to check in a call that applies (a warning of the failure atlas: a pure
+    addition sent to the end of the file, a fuzzy match, lines that occur twice, content the
+    validator objected to and that is applied anyway)."""
+
+    type: ClassVar[EventType] = EventType.PATCH_WARNING
+
+
+@dataclass(frozen=True)
+class PatchDiagnosis(_AtlasEvent):
+    """Ours: why the call failed and where (the failure atlas), sent as it ends; the
+    reference's texts are unchanged, this is beside them."""
+
+    type: ClassVar[EventType] = EventType.PATCH_DIAGNOSIS
 
 
 @dataclass(frozen=True)
@@ -187,7 +213,8 @@ class TransactionRecovered(_Event):
 
     ``restored``: files and symlinks put back; ``removed``: what that call had created (a
     directory ends in ``/``); ``failures``: ``"PATH: reason"`` for what could not be restored
-    (the journal is then kept and the call does not run).
+    (the journal is then kept and the call does not run); ``skipped``: ``"PATH: reason"`` for
+    paths the journal names that the interrupted call could not change, left as they are.
     """
 
     call_id: str
@@ -197,20 +224,40 @@ class TransactionRecovered(_Event):
     restored: tuple[str, ...]
     removed: tuple[str, ...]
     failures: tuple[str, ...]
+    skipped: tuple[str, ...] = ()
 
     type: ClassVar[EventType] = EventType.TRANSACTION_RECOVERED
+
+
+@dataclass(frozen=True)
+class TransactionJournalRefused(_Event):
+    """Ours: before running, the call found a journal in ``cwd``'s place that this program did
+    not write, or that fails a check (``reason``): nothing was restored from it, it was moved
+    aside to ``moved_to`` (None: it could not be, ``move_error`` says why), and the call goes
+    on."""
+
+    call_id: str
+    cwd: str
+    journal: str
+    reason: str
+    moved_to: str | None
+    move_error: str | None = None
+
+    type: ClassVar[EventType] = EventType.TRANSACTION_JOURNAL_REFUSED
 
 
 Event: TypeAlias = (
     PatchApplyUpdated
     | PatchSafetyAssessed
-    | PatchContentWarning
+    | PatchWarning
+    | PatchDiagnosis
     | PatchApplyBegin
     | ApplyPatchApprovalRequest
     | ApplyPatchApprovalDecision
     | PatchApplyEnd
     | TurnDiff
     | TransactionRecovered
+    | TransactionJournalRefused
 )
 
 

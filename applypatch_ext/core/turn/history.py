@@ -9,7 +9,9 @@ from typing import Any, Literal
 from ..apply.diff import DiffTag, diff_ops, split_diff_lines
 from ..apply.revert import FileRecord, describe_paths
 from .turn import Turn
-from .undo import UndoCall, call_records, undone_paths
+from .undo import undone_paths
+from .undo_call import UndoCall
+from .undo_conflicts import call_records
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Final, TypeAlias
 
+from applypatch_ext.core.diagnosis import Diagnosis, DiagnosisKind
 from applypatch_ext.core.turn.options import CallStatus
 from applypatch_ext.core.turn.result import (
     CallResult,
@@ -40,15 +41,25 @@ def pre_hook(hook: PreToolUseHook | None, text: str) -> str | Stop:
     try:
         verdict = hook(text)
     except Exception as exc:  # any hook error becomes the call's error
-        return Stop.because(CallStatus.FAILED, PRE_HOOK_FAILED + exception_text(exc))
+        message = PRE_HOOK_FAILED + exception_text(exc)
+        return Stop.because(CallStatus.FAILED, message, DiagnosisKind.HOOK_FAILED)
     if verdict is not None and not isinstance(verdict, HookBlock | str):
         message = (
             f"{PRE_HOOK_FAILED}it returned {type(verdict).__name__}; expected a HookBlock "
             "(block the call), a str (the patch to run instead) or None (run it as is)"
         )
-        return Stop.because(CallStatus.FAILED, message)
+        return Stop.because(CallStatus.FAILED, message, DiagnosisKind.HOOK_FAILED)
     if isinstance(verdict, HookBlock):
-        return Stop(CallStatus.REJECTED, f"blocked by hook: {verdict.reason}", error=verdict.reason)
+        diagnosis = Diagnosis(
+            DiagnosisKind.REJECTED,
+            f"A pre-tool-use hook blocked the patch ({verdict.reason}); nothing was written.",
+        )
+        return Stop(
+            CallStatus.REJECTED,
+            f"blocked by hook: {verdict.reason}",
+            error=verdict.reason,
+            diagnosis=diagnosis,
+        )
     return text if verdict is None else verdict
 
 
@@ -73,7 +84,10 @@ def _hook_failed(stop: Stop, message: str) -> Stop:
     """The call as failed by a hook; what it had committed stays in its delta."""
     if stop.status not in (CallStatus.COMPLETED, CallStatus.FAILED) and stop.error:
         message = f"{message} (the call had ended {stop.status}: {stop.error})"
-    return replace(stop, status=CallStatus.FAILED, output=message, error=message)
+    diagnosis = Diagnosis(DiagnosisKind.HOOK_FAILED, f"{message}.")
+    return replace(
+        stop, status=CallStatus.FAILED, output=message, error=message, diagnosis=diagnosis
+    )
 
 
 def exception_text(exc: BaseException) -> str:

@@ -21,6 +21,10 @@ class FrontEnd(StrEnum):
     REPLAY = "replay"
     #: ``%apply_patch_replay``
     REPLAY_MAGIC = "replay-magic"
+    #: ``python -m applypatch_ext mcp``: the agent's desk over stdio
+    DESK = "mcp"
+    #: ``%apply_patch_mcp start``: the agent's desk in the kernel
+    DESK_MAGIC = "mcp-magic"
 
 
 class OptionKind(StrEnum):
@@ -40,8 +44,9 @@ class Option:
     ``front_ends`` says which front ends have it; an option in one only (``--no-widget``,
     ``--environment``) makes sense there only. ``field`` is the keyword of
     :meth:`PipelineOptions.from_strings` it feeds (None: the front end uses it itself).
-    ``defaults`` overrides ``default`` for some front ends; ``default_text`` is what the help
-    says of a None default; ``item_type`` converts each value of an append option.
+    ``defaults`` overrides ``default`` for some front ends, ``helps`` the help (a help names
+    only options its front end has); ``default_text`` is what the help says of a None default;
+    ``item_type`` converts each value of an append option.
     """
 
     name: str
@@ -54,6 +59,7 @@ class Option:
     metavar: str | None = None
     field: str | None = None
     defaults: tuple[tuple[FrontEnd, Any], ...] = ()
+    helps: tuple[tuple[FrontEnd, str], ...] = ()
     default_text: str | None = None
     item_type: Callable[[str], Any] | None = None
 
@@ -68,7 +74,7 @@ class Option:
         """The help text with the front end's default (``%`` escaped for argparse)."""
         default = self.default_for(front_end)
         shown = self.default_text if default is None else str(default)
-        text = self.help
+        text = dict(self.helps).get(front_end, self.help)
         if self.kind not in (OptionKind.FLAG, OptionKind.APPEND) and shown is not None:
             text += f" (default: {shown})"
         return text.replace("%", "%%")

@@ -70,6 +70,16 @@ class Stage(StrEnum):
     DONE = "done"
 
 
+class RefusedWrites(StrEnum):
+    """What a write refused before it reached the disk (the sandbox, no-follow mode) does to
+    the TurnDiff: the reference calls the delta inexact and the TurnDiff is gone for the rest of
+    the turn (``invalidate``); ``keep`` folds what was written, since nothing else was (the
+    agent's desk, so that an agent's refused call never blanks the person's TurnDiff)."""
+
+    INVALIDATE = "invalidate"
+    KEEP = "keep"
+
+
 class Decision(StrEnum):
     """An answer to an approval request (Codex's ``ReviewDecision``)."""
 
@@ -81,6 +91,18 @@ class Decision(StrEnum):
     def approved(self) -> bool:
         return self is not Decision.DECLINE
 
+    @property
+    def label(self) -> str:
+        """What a button or a form offering this answer says (``Approve for session``)."""
+        return _DECISION_LABELS[self]
+
+
+_DECISION_LABELS: Final[dict[Decision, str]] = {
+    Decision.APPROVE: "Approve",
+    Decision.APPROVE_FOR_SESSION: "Approve for session",
+    Decision.DECLINE: "Decline",
+}
+
 
 #: A selection of a patch's hunks: per path as the patch writes it, True (all of it), False
 #: (none of it) or the 0-based indexes of the chunks to apply; a path it does not name is not
@@ -91,11 +113,13 @@ Accept: TypeAlias = Mapping[str, "bool | Sequence[int]"]
 @dataclass(frozen=True)
 class Answer:
     """A full answer to an approval request: the decision, and with an approval the hunks
-    accepted (None: all of them), with a decline the user's reason (docs/behaviour.md §6.7)."""
+    accepted (None: all of them), with a decline the user's reason (docs/behaviour.md §6.7);
+    ``request``, the ``request_id`` of the request it answers (None: the one pending)."""
 
     decision: Decision
     accept: Accept | None = None
     reason: str | None = None
+    request: str | None = None
 
     @classmethod
     def of(cls, answer: Answer | Decision | str) -> Answer:
@@ -141,6 +165,9 @@ ASK: Final = "ask"
 DEFAULT_STREAM: Final = StreamPace.BOUNDED.value
 _ALL = frozenset(FrontEnd)
 _CALLS = frozenset((FrontEnd.MAGIC, FrontEnd.TURN))
+_DESKS = frozenset((FrontEnd.DESK, FrontEnd.DESK_MAGIC))
+#: what runs calls through the pipeline: the magic, ``turn`` and both desks
+_PIPELINES = _CALLS | _DESKS
 _REPLAYS = frozenset((FrontEnd.REPLAY, FrontEnd.REPLAY_MAGIC))
 
 
@@ -148,11 +175,17 @@ def _values(enum: type[Enum]) -> tuple[str, ...]:
     return tuple(str(member.value) for member in enum)
 
 
+def _for_replays(text: str) -> tuple[tuple[FrontEnd, str], ...]:
+    """A help for the replays, which take no ``--writable-root``."""
+    return tuple((front_end, text) for front_end in sorted(_REPLAYS))
+
+
 _SAFETY = "Safety and approval"
 _BEHAVIOUR = "Behaviour"
 _STREAMING = "Streaming"
 _FAULTS = "Faults"
-_CALL = "The call"
+#: The group of the options that say what the call is (a front end adds its own to it).
+CALL_GROUP: Final = "The call"
 _DISPLAY = "Display"
 
 OPTIONS: Final[tuple[Option, ...]] = (
@@ -160,7 +193,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "--cwd",
         OptionKind.VALUE,
         "Run against this directory (the primary environment).",
-        _CALL,
+        CALL_GROUP,
         _CALLS,
         metavar="DIR",
         default_text="the current working directory",
@@ -168,18 +201,67 @@ OPTIONS: Final[tuple[Option, ...]] = (
     Option(
         "--cwd",
         OptionKind.VALUE,
-        "Replay in this directory.",
-        _CALL,
+        "Replay in this directory: a copy of the project as it was before the session. "
+        "Required: the directory the session file records is never used (the file is "
+        "untrusted and chooses nothing).",
+        CALL_GROUP,
         _REPLAYS,
         metavar="DIR",
-        default_text="the session's recorded working directory, if it exists here",
+    ),
+    Option(
+        "--cwd",
+        OptionKind.VALUE,
+        "The desk's working directory: the patches' paths resolve there and it roots the "
+        "writable roots; no client can change it.",
+        CALL_GROUP,
+        _DESKS,
+        metavar="DIR",
+        default_text="the current working directory",
+    ),
+    Option(
+        "--port",
+        OptionKind.INT,
+        "The port the desk listens on, on 127.0.0.1 only (0 picks a free one).",
+        CALL_GROUP,
+        frozenset((FrontEnd.DESK_MAGIC,)),
+        default=0,
+        metavar="N",
+    ),
+    Option(
+        "--answer-timeout",
+        OptionKind.FLOAT,
+        "Seconds a call waits for its approval; with no answer by then it is declined, and the "
+        "model is told so.",
+        _SAFETY,
+        _DESKS,
+        default=300.0,
+        metavar="SECONDS",
+    ),
+    Option(
+        "--approve",
+        OptionKind.VALUE,
+        "The answer when the client cannot ask its user (it has no MCP elicitation): decline "
+        "(each declined call tells the model why) or approve, approve-for-session.",
+        _SAFETY,
+        frozenset((FrontEnd.DESK,)),
+        default=Decision.DECLINE.value,
+        choices=_values(Decision),
+    ),
+    Option(
+        "--log",
+        OptionKind.VALUE,
+        "Write the JSON events (one object per line) to FILE instead of stderr.",
+        _DISPLAY,
+        frozenset((FrontEnd.DESK,)),
+        metavar="FILE",
+        default_text="stderr",
     ),
     Option(
         "--environment",
         OptionKind.APPEND,
         "A named environment, NAME=DIR (repeat for several); the first one is the primary "
         "environment.",
-        _CALL,
+        CALL_GROUP,
         frozenset((FrontEnd.TURN,)),
         metavar="NAME=DIR",
     ),
@@ -188,7 +270,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
         OptionKind.APPEND,
         "Replay only turn N (1-based; repeat for several); the directory should hold the "
         "project as it was before it.",
-        _CALL,
+        CALL_GROUP,
         _REPLAYS,
         metavar="N",
         item_type=int,
@@ -197,14 +279,14 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "--dry-run",
         OptionKind.FLAG,
         "Parse, verify and assess safety, show the planned changes, and write nothing.",
-        _CALL,
+        CALL_GROUP,
         frozenset((FrontEnd.MAGIC,)),
     ),
     Option(
         "--new-turn",
         OptionKind.FLAG,
         "Start a new turn before this call (the TurnDiff starts empty).",
-        _CALL,
+        CALL_GROUP,
         frozenset((FrontEnd.MAGIC,)),
     ),
     Option(
@@ -227,13 +309,17 @@ OPTIONS: Final[tuple[Option, ...]] = (
         default=PermissionProfile.WORKSPACE_WRITE.value,
         choices=_values(PermissionProfile),
         field="sandbox",
+        helps=_for_replays(
+            "The permission profile; with workspace-write the writable roots are the working "
+            "directory and the temp dir."
+        ),
     ),
     Option(
         "--writable-root",
         OptionKind.APPEND,
         "An extra writable root for workspace-write; repeat for several.",
         _SAFETY,
-        _CALLS,
+        _PIPELINES,
         metavar="DIR",
         field="writable_roots",
     ),
@@ -245,6 +331,10 @@ OPTIONS: Final[tuple[Option, ...]] = (
         _SAFETY,
         _ALL,
         field="exclude_tmp",
+        helps=_for_replays(
+            "Do not count /tmp and $TMPDIR as writable roots (Codex's exclude_slash_tmp and "
+            "exclude_tmpdir_env_var), so that only the working directory is."
+        ),
     ),
     Option(
         "--approve",
@@ -275,7 +365,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "Ask for approval even where the policy would auto-approve, so that every file and "
         "chunk can be reviewed (and some left out) before anything is written.",
         _SAFETY,
-        _CALLS,
+        _PIPELINES,
         field="review",
     ),
     Option(
@@ -302,7 +392,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
         OptionKind.VALUE,
         "preserve keeps each untouched line's terminator; lf is the legacy normalisation to LF.",
         _BEHAVIOUR,
-        _CALLS,
+        _PIPELINES,
         default=LineEndings.PRESERVE.value,
         choices=_values(LineEndings),
         field="line_endings",
@@ -313,7 +403,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "Two hunks on one path: reject them, or fold them (legacy, with the gap of the safety "
         "check).",
         _BEHAVIOUR,
-        _CALLS,
+        _PIPELINES,
         default=DuplicatePaths.REJECT.value,
         choices=_values(DuplicatePaths),
         field="duplicates",
@@ -325,7 +415,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "on any failure, and its write-ahead journal on disk lets the next call, or `python -m "
         "applypatch_ext recover`, restore the tree after a crash.",
         _BEHAVIOUR,
-        _CALLS,
+        _PIPELINES,
         default=Transaction.NONE.value,
         choices=_values(Transaction),
         field="transaction",
@@ -337,10 +427,26 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "it a verification error (nothing is written, the model is told why); warn keeps the "
         "reference behaviour (apply anyway, with a warning).",
         _BEHAVIOUR,
-        _CALLS,
+        _PIPELINES,
         default=InvalidContent.REFUSE.value,
         choices=_values(InvalidContent),
         field="invalid_content",
+    ),
+    Option(
+        "--refused-writes",
+        OptionKind.VALUE,
+        "A write the sandbox refused before it reached the disk: invalidate empties the "
+        "TurnDiff for the rest of the turn, as the reference does (it cannot tell what "
+        "happened); keep folds what was written, since nothing else was, and says so.",
+        _BEHAVIOUR,
+        _PIPELINES,
+        default=RefusedWrites.INVALIDATE.value,
+        choices=_values(RefusedWrites),
+        field="refused_writes",
+        defaults=(
+            (FrontEnd.DESK, RefusedWrites.KEEP.value),
+            (FrontEnd.DESK_MAGIC, RefusedWrites.KEEP.value),
+        ),
     ),
     Option(
         "--stream",
@@ -382,7 +488,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "Minimum interval between two preview (PatchApplyUpdated) events, in milliseconds, as "
         "in Codex (0 sends every change).",
         _STREAMING,
-        _CALLS,
+        _PIPELINES,
         default=round(DEFAULT_THROTTLE * 1000),
         metavar="N",
         field="throttle_ms",
@@ -393,7 +499,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
         f"Inject a fault: {', '.join(spec for spec, _ in FAULT_SPECS)} (the fault specs below); "
         "repeat for several.",
         _FAULTS,
-        _CALLS,
+        _PIPELINES,
         metavar="SPEC",
         field="faults",
     ),
@@ -420,12 +526,16 @@ def options_of(front_end: FrontEnd) -> tuple[Option, ...]:
 
 
 def argument_groups(
-    front_end: FrontEnd, types: Mapping[str, Callable[[str], Any]] | None = None
+    front_end: FrontEnd,
+    types: Mapping[str, Callable[[str], Any]] | None = None,
+    own: tuple[Option, ...] = (),
 ) -> list[tuple[str, list[tuple[str, dict[str, Any]]]]]:
     """``(group title, [(option name, add_argument keywords)])`` for ``front_end``, groups in
-    the order they first appear in the table; ``types`` gives some options a converter."""
+    the order they first appear in the table; ``types`` gives some options a converter; ``own``
+    are options the front end keeps itself (the magic's ``--exercise``), after the table's in
+    their groups (they feed no :class:`PipelineOptions` field)."""
     groups: dict[str, list[tuple[str, dict[str, Any]]]] = {}
-    for option in options_of(front_end):
+    for option in (*options_of(front_end), *own):
         kwargs = option.argparse_kwargs(front_end)
         if types and option.name in types:
             kwargs["type"] = types[option.name]
@@ -471,6 +581,8 @@ class PipelineOptions:
     invalid_content: InvalidContent = InvalidContent.REFUSE
     #: Ask for approval even where the policy would auto-approve (``--review``).
     review: bool = False
+    #: What a write refused before it reached the disk does to the TurnDiff.
+    refused_writes: RefusedWrites = RefusedWrites.INVALIDATE
 
     @classmethod
     def from_strings(
@@ -488,6 +600,7 @@ class PipelineOptions:
         faults: Sequence[str] = (),
         invalid_content: str = _FIELD_DEFAULTS["invalid_content"],
         review: bool = False,
+        refused_writes: str = _FIELD_DEFAULTS["refused_writes"],
     ) -> PipelineOptions:
         """Options from the texts a user types (the defaults are the option table's).
 
@@ -529,6 +642,7 @@ class PipelineOptions:
             faults=tuple(faults),
             invalid_content=choice("invalid-notebooks", invalid_content, InvalidContent),
             review=bool(review),
+            refused_writes=choice("refused-writes", refused_writes, RefusedWrites),
         )
 
     @classmethod

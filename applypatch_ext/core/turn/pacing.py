@@ -38,7 +38,7 @@ class StreamPace(StrEnum):
 #: The most deltas of a bounded stream.
 BOUNDED_STEPS: Final = 20
 #: The pause between two deltas of a bounded stream, in seconds: the widget's text update
-#: interval (``jupyter/view.py``), so each delta is one update of the view and no more.
+#: interval (``jupyter/live/view.py``), so each delta is one update of the view and no more.
 BOUNDED_INTERVAL: Final = 0.05
 #: The longest a bounded stream pauses in total, in seconds (its last delta needs no pause).
 BOUNDED_BUDGET: Final = BOUNDED_STEPS * BOUNDED_INTERVAL

@@ -1,7 +1,11 @@
 """The policy records of a turn: the permission profile and writable roots, the approval policy.
 
 Pure: lexical answers to "may this path be written?" and "may we ask?", without touching
-the disk. The filesystem views that enforce them are in :mod:`~applypatch_ext.core.turn.sandbox`."""
+the disk. The filesystem views that enforce them are in :mod:`~applypatch_ext.core.turn.sandbox`.
+
+Besides the carve-outs of each root, applypatch_ext's own state folders (its crash journals and
+their key, :func:`~applypatch_ext.core.apply.state.state_folders`) are never writable, under any
+root, even one configured inside them: a journal there is what recovery acts on."""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from enum import StrEnum
 from typing import Final
 
 from ..apply.fs import normalize_path
+from ..apply.state import state_folders
 
 #: The root that stands for "the whole disk" in :meth:`SandboxPolicy.roots`.
 FULL_DISK_ROOT: Final = "/"
@@ -63,12 +68,27 @@ class WritableRoot:
         return next((sub for sub in self.read_only_subpaths if _is_within(path, sub)), None)
 
 
-def denial_reason(path: str, roots: Sequence[WritableRoot]) -> str | None:
+def state_folder_reason(path: str, folders: Sequence[str]) -> str | None:
+    """Why the absolute, normalised ``path`` may not be written because it lies in one of the
+    state ``folders``; None if it lies in none."""
+    folder = next((f for f in folders if _is_within(path, f)), None)
+    if folder is None:
+        return None
+    return f"inside {folder}, applypatch_ext's state folder (its crash journals and their key)"
+
+
+def denial_reason(
+    path: str, roots: Sequence[WritableRoot], protected: Sequence[str] = ()
+) -> str | None:
     """Why writing the absolute, normalised ``path`` is not allowed by ``roots``; None if it is.
 
-    The deepest root containing the path decides, and only carve-outs deeper than that root
-    count (the most specific entry wins).
+    A path inside one of the ``protected`` folders never is. Otherwise the deepest root
+    containing the path decides, and only carve-outs deeper than that root count (the most
+    specific entry wins).
     """
+    protected_reason = state_folder_reason(path, protected)
+    if protected_reason is not None:
+        return protected_reason
     if not roots:
         return "the sandbox is read-only (no writable roots)"
     containing = [r for r in roots if r.contains(path)]
@@ -163,9 +183,12 @@ class SandboxPolicy:
         )
 
     def denial_reason(self, path: str, cwd: str) -> str | None:
-        """Why ``path`` (relative to ``cwd``) may not be written; None if it may. No disk access."""
+        """Why ``path`` (relative to ``cwd``) may not be written; None if it may. No disk access
+        (the state folders are read from the environment)."""
         return denial_reason(
-            normalize_path(posixpath.join(cwd, path)), self.writable_roots_with_carve_outs(cwd)
+            normalize_path(posixpath.join(cwd, path)),
+            self.writable_roots_with_carve_outs(cwd),
+            state_folders(),
         )
 
     def is_writable(self, path: str, cwd: str) -> bool:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, Any
 
 from ..apply.changes import AppliedPatchDelta, ApplyPatchAction
 from ..apply.explain import MatchExplanation
+from ..diagnosis import Diagnosis, DiagnosisKind
 from ..errors import ApplyPatchError
+from ..parse.diagnose import shifted
 from ..parse.model import ParsedPatch
 from ..text import format_io_error
 from .events import (
@@ -65,8 +68,14 @@ class CallResult:
     #: The shell form's ``cd`` directory, absolute (None without one): the patch's relative
     #: paths resolve there, while ``cwd`` (the environment's) roots the sandbox.
     workdir: str | None = None
-    #: The content validator's objections to content applied anyway (``InvalidContent.WARN``).
-    warnings: tuple[str, ...] = ()
+    #: What to check in a call that applies (or would): a pure addition sent to the end of the
+    #: file, a fuzzy match that rewrites lines, lines that occur twice, content the validator
+    #: objected to and that was applied anyway (``InvalidContent.WARN``); the failure atlas's
+    #: warnings, in patch order.
+    warnings: tuple[Diagnosis, ...] = ()
+    #: Why the call failed, and where: set for every call that ended without completing
+    #: (error, failed, rejected, declined, cancelled), None otherwise.
+    diagnosis: Diagnosis | None = None
     #: The patch of the hunks the user selected (docs/behaviour.md §6.7), None without one.
     selected: ParsedPatch | None = None
     #: A line per file or chunk the user left out (``not applied, by the user: ...``).
@@ -75,6 +84,9 @@ class CallResult:
     #: (:func:`~.review.review_files`), and whether it can be answered with a selection.
     review: tuple[dict[str, Any], ...] = ()
     selectable: bool = False
+    #: The id the caller asked for when an earlier call of the turn had it: ``call_id`` is then
+    #: that id made unique (``x#2``); None otherwise.
+    requested_call_id: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -97,11 +109,46 @@ class CallResult:
             "cwd": self.cwd,
             "workdir": self.workdir,
             "explanation": None if self.explanation is None else self.explanation.to_json(),
-            "warnings": list(self.warnings),
+            "diagnosis": None if self.diagnosis is None else self.diagnosis.to_json(),
+            "warnings": [warning.to_json() for warning in self.warnings],
             "selected_patch": None if self.selected is None else self.selected.patch,
             "not_applied": list(self.not_applied),
+            "requested_call_id": self.requested_call_id,
             "events": [e.to_json() for e in self.events],
         }
+
+    def line_json(self) -> dict[str, Any]:
+        """The ``call_result`` line printed after each call (:class:`JsonLines`)."""
+        return {
+            "type": "call_result",
+            "call_id": self.call_id,
+            "status": self.status,
+            "output": self.output,
+            "delta": self.delta.to_json(),
+            "diagnosis": None if self.diagnosis is None else self.diagnosis.to_json(),
+            "warnings": [warning.to_json() for warning in self.warnings],
+        }
+
+
+@dataclass(frozen=True)
+class JsonLines:
+    """The one printer of JSON Lines: ``turn``, ``replay`` and the desk's stdio log write each
+    event, and a :meth:`CallResult.line_json` line after each call, through it."""
+
+    stream: IO[str]
+
+    def write(self, obj: object) -> None:
+        """``obj`` as one line of JSON (non-ASCII kept), flushed at once."""
+        self.stream.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        self.stream.flush()
+
+    def event(self, recorded: RecordedEvent) -> None:
+        """A recorded event's line: a subscriber of a turn's recorder."""
+        self.write(recorded.to_json())
+
+    def call_result(self, result: CallResult) -> None:
+        """The ``call_result`` line of a call that ended."""
+        self.write(result.line_json())
 
 
 def _is_sandbox_denial(error: ApplyPatchError) -> bool:
@@ -144,8 +191,11 @@ class Progress:
     safety: SafetyCheck | None = None
     delta: AppliedPatchDelta = field(default_factory=AppliedPatchDelta)
     attempts: int = 0
-    #: the content validator's objections, when the call applies anyway (``warn``)
-    warnings: tuple[str, ...] = ()
+    #: the atlas's warnings: the verification's and the content validator's (``warn``)
+    warnings: tuple[Diagnosis, ...] = ()
+    #: how many lines the call's text has before the canonical patch text: a diagnosis's
+    #: ``patch_line`` counts in the canonical text until the result moves it by this
+    patch_offset: int = 0
     #: the patch of the hunks the user selected, and what was left out (§6.7)
     selected: ParsedPatch | None = None
     not_applied: tuple[str, ...] = ()
@@ -165,11 +215,43 @@ class Stop:
     pending_request: ApplyPatchApprovalRequest | None = None
     review: tuple[dict[str, Any], ...] = ()
     selectable: bool = False
+    #: why it failed, in the canonical patch's lines (:func:`call_diagnosis` completes it)
+    diagnosis: Diagnosis | None = None
 
     @classmethod
-    def because(cls, status: CallStatus, message: str) -> Stop:
-        """A stop whose output and error are the same message."""
-        return cls(status, message, error=message)
+    def because(cls, status: CallStatus, message: str, kind: DiagnosisKind | None = None) -> Stop:
+        """A stop whose output and error are the same message, diagnosed as ``kind`` if
+        given."""
+        diagnosis = None if kind is None else Diagnosis(kind, _sentence(message))
+        return cls(status, message, error=message, diagnosis=diagnosis)
+
+
+#: The kind of a failure that no stage diagnosed, by the call's status.
+_BY_STATUS: dict[CallStatus, DiagnosisKind] = {
+    CallStatus.REJECTED: DiagnosisKind.REJECTED,
+    CallStatus.DECLINED: DiagnosisKind.DECLINED,
+    CallStatus.CANCELLED: DiagnosisKind.CANCELLED,
+}
+#: The statuses of a call that did not fail (no diagnosis).
+_NOT_FAILED = frozenset((CallStatus.COMPLETED, CallStatus.AWAITING_APPROVAL, CallStatus.DRY_RUN))
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if text.endswith((".", "!", "?")) else f"{text}."
+
+
+def call_diagnosis(progress: Progress, stop: Stop) -> Diagnosis | None:
+    """The diagnosis a call's result carries: the stop's, or for a failure no stage diagnosed
+    the kind its status names (``unexplained`` for an error or a failure); ``patch_line``
+    moved from the canonical patch text into the call's own text."""
+    if stop.status in _NOT_FAILED:
+        return None
+    diagnosis = stop.diagnosis
+    if diagnosis is None:
+        kind = _BY_STATUS.get(stop.status, DiagnosisKind.UNEXPLAINED)
+        diagnosis = Diagnosis(kind, _sentence(stop.error or stop.output or stop.status))
+    return shifted(diagnosis, progress.patch_offset)
 
 
 def build_result(
@@ -178,6 +260,7 @@ def build_result(
     stop: Stop,
     events: tuple[RecordedEvent, ...],
     turn_diff: str | None,
+    requested_call_id: str | None = None,
 ) -> CallResult:
     """The one place a call's :class:`CallResult` is made."""
     return CallResult(
@@ -199,9 +282,13 @@ def build_result(
         cwd=progress.cwd,
         explanation=stop.explanation,
         workdir=progress.workdir,
-        warnings=progress.warnings,
+        warnings=tuple(
+            shifted(warning, progress.patch_offset) or warning for warning in progress.warnings
+        ),
+        diagnosis=call_diagnosis(progress, stop),
         selected=progress.selected,
         not_applied=progress.not_applied,
         review=stop.review,
         selectable=stop.selectable,
+        requested_call_id=requested_call_id,
     )

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ..apply.contents import locate_chunks
-from ..apply.fs import Filesystem, resolve_path
+from ..apply.fs import Filesystem, relative_path, resolve_path
 from ..errors import ApplyPatchError
 from ..parse.model import AddFile, DeleteFile, Hunk, ParsedPatch, UpdateFile, render_patch
 from ..parse.parser import parse_patch
-from ..text import LineEndings
+from ..text import LineEndings, plural
 from .options import Accept
 
 #: The model-visible line of each file or chunk the user left out.
@@ -169,7 +169,7 @@ def normalize_selection(parsed: ParsedPatch, accept: Accept) -> Selection:
             if not 0 <= item < count:
                 raise ValueError(
                     f"accept: {_brief(path)}: chunk index {_brief(item)} is out of range; it has "
-                    f"{count} chunk{'s' if count != 1 else ''}, indexes 0 to {count - 1}"
+                    f"{plural(count, 'chunk')}, indexes 0 to {count - 1}"
                 )
             indexes.add(item)
         keep[path] = frozenset(indexes)
@@ -280,9 +280,39 @@ def not_applied(selection: Selection) -> list[str]:
             lines.append(f"{NOT_APPLIED}{path}")
             continue
         lines.extend(
-            f"{NOT_APPLIED}{path} chunk {i + 1} of {count}" for i in range(count) if i not in keep
+            f"{NOT_APPLIED}{chunk_name(path, i, count)}" for i in range(count) if i not in keep
         )
     return lines
+
+
+def chunk_name(path: str, index: int, count: int) -> str:
+    """A chunk as the model and the reviewer read it: ``a.txt chunk 2 of 3`` (``index`` from 0,
+    counted over every Update hunk of the path, as a selection counts them)."""
+    return f"{path} chunk {index + 1} of {count}"
+
+
+#: What each kind of hunk does, as a review labels its file (a move says where to).
+_DOES: Final = {"add": "added", "delete": "deleted", "update": "updated"}
+
+
+def file_label(path: str, kind: str, move_path: str | None, chunks: int, cwd: str) -> str:
+    """A review's file as a reviewer reads it: ``a.txt (updated, 3 chunks)``, ``b.txt (added,
+    all or nothing)``, ``m.txt (moved to n.txt, all or nothing)`` (paths relative to ``cwd``)."""
+    does = f"moved to {relative_path(move_path, cwd)}" if move_path else _DOES.get(kind, kind)
+    size = plural(chunks, "chunk") if chunks else "all or nothing"
+    return f"{relative_path(path, cwd)} ({does}, {size})"
+
+
+def fuzzy_note(seek_pass: str | None) -> str:
+    """What a review says of a chunk the seek cascade matched only fuzzily (``seek_pass`` the
+    pass that did); an exact match gets no note (:func:`review_files`)."""
+    return f"matched by the {seek_pass} pass: the file's text differs from the patch's"
+
+
+def chunk_label(name: str, line: int | None) -> str:
+    """A review's chunk as a reviewer reads it: its name (:func:`chunk_name`) and the file's
+    line where it matched, when it did (``a.txt chunk 2 of 3, line 4``)."""
+    return name if line is None else f"{name}, line {line}"
 
 
 def _shown_char(char: str) -> str:
@@ -335,15 +365,22 @@ def review_files(
     or nothing, its chunks (index, the chunk's diff text, the pass that matched it and, for a
     fuzzy match, the file's line beside the patch's where they differ).
 
+    Each file and chunk has its ``label``, the words every view shows (:func:`file_label`,
+    :func:`chunk_label`); each chunk its ``name``, the words the model reads when it is left
+    out (:func:`chunk_name`), and its ``note`` when it matched fuzzily (:func:`fuzzy_note`):
+    the widget and the records show these, never words of their own.
+
     Reads each updated file once; computed only for a call that asks. A file that no longer
     matches (edited meanwhile) gets no marks: the call verifies again when answered.
     """
     files: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
+    counts = _chunk_counts(parsed)
     for hunk in parsed.hunks:
         entry: dict[str, Any] = {"path": hunk.path, "kind": hunk.kind, "move_path": None}
         if not isinstance(hunk, UpdateFile):
-            entry.update(whole=True, chunks=[], text=str(hunk))
+            label = file_label(hunk.path, hunk.kind, None, 0, cwd)
+            entry.update(whole=True, chunks=[], text=str(hunk), label=label)
             files.append(entry)
             continue
         first = seen.get(hunk.path, 0)
@@ -358,21 +395,29 @@ def review_files(
         chunks = []
         for i, chunk in enumerate(hunk.chunks):
             mark = marks.get(i, {"line": None, "pass": None, "fuzzy": False, "pairs": []})
+            name = chunk_name(hunk.path, first + i, counts[hunk.path])
             chunks.append(
                 {
                     "index": first + i,
+                    "name": name,
+                    "label": chunk_label(name, mark["line"]),
                     "text": str(chunk),
                     "line": mark["line"],
                     "pass": mark["pass"],
                     "fuzzy": mark["fuzzy"],
+                    "note": fuzzy_note(mark["pass"]) if mark["fuzzy"] else "",
                     "pairs": mark["pairs"],
                 }
             )
+        whole = hunk.move_path is not None
         entry.update(
             move_path=hunk.move_path,
-            whole=hunk.move_path is not None,
+            whole=whole,
             chunks=chunks,
             text=str(hunk),
+            label=file_label(
+                hunk.path, hunk.kind, hunk.move_path, 0 if whole else len(chunks), cwd
+            ),
         )
         files.append(entry)
     return files

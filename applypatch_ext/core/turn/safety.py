@@ -20,11 +20,13 @@ from typing import Any, ClassVar, Final, Literal, TypeAlias
 
 from ..apply.changes import ApplyPatchAction, FileUpdate
 from ..apply.fs import resolve_path
+from ..apply.state import state_folders
 from ..parse.model import Hunk, UpdateFile
 from .policy import (
     UNTRUSTED,
     ApprovalPolicy,
     SandboxPolicy,
+    state_folder_reason,
 )
 
 EMPTY_PATCH_REASON: Final = "empty patch"
@@ -118,9 +120,16 @@ def assess_patch_safety(
     *,
     platform_sandbox_available: bool = True,
 ) -> SafetyCheck:
-    """Codex's decision for a verified patch (the table of docs/behaviour.md §7.3, in its order)."""
+    """Codex's decision for a verified patch (the table of docs/behaviour.md §7.3, in its order),
+    after ours: a patch that writes into applypatch_ext's state folder is refused whatever the
+    profile and the policy (nobody is asked: recovery trusts what is there)."""
     if action.is_empty():
         return Reject(EMPTY_PATCH_REASON)
+    folders = state_folders()
+    for path in writable_paths(action):
+        reason = state_folder_reason(path, folders)
+        if reason is not None:
+            return Reject(f"writing {path}: {reason}; no patch may write there")
     if policy.kind == UNTRUSTED:
         return AskUser()
     if is_write_patch_constrained_to_writable_paths(action, sandbox, cwd):

@@ -238,16 +238,20 @@ class TurnDiffTracker:
 
     # -- folding --------------------------------------------------------------------------------
 
-    def track_delta(self, delta: AppliedPatchDelta, environment_id: str = "") -> bool:
+    def track_delta(
+        self, delta: AppliedPatchDelta, environment_id: str = "", *, keep_refused: bool = False
+    ) -> bool:
         """Fold one call's committed delta (docs/behaviour.md §8.2); True if the rendered diff may
         differ.
 
         An invalid tracker ignores everything. An inexact delta invalidates the tracker (a
-        change it cannot describe happened). An empty exact delta changes nothing.
+        change it cannot describe happened), unless ``keep_refused`` and its only unknowns are
+        writes refused before they reached the disk: then its changes are all that happened,
+        and they are folded. An empty exact delta changes nothing.
         """
         if not self._valid:
             return False
-        if not delta.exact:
+        if not delta.exact and not (keep_refused and delta.inexact_only_by_refusals):
             self.invalidate()
             return True
         if not delta.changes:

@@ -1,49 +1,31 @@
-"""Undo, redo and the history of a turn (docs/behaviour.md §11).
+"""Undo, redo and the history of a turn (docs/behaviour.md §11): asking for them.
 
 Every call that committed changes can be undone: the inverse of its committed delta, read as
 each file's state before the call and as the call left it (:func:`~..apply.revert.file_states`).
-An undo is a call of the turn (:class:`UndoCall`), through the same pipeline as a patch: its
-description as a patch streams into the preview, its check is its verification (a file that
-changed since the call is a :class:`Conflict`: nothing is written), then safety, the FileChange
-begin event, approval, the attempts (sandboxed like any call, journaled when atomic), the end
-event and the TurnDiff. What it writes are the recorded bytes and modes
-(:func:`~..apply.revert.apply_steps`), not the patch text, which cannot say them all.
+:func:`undo_call` makes the undo (or redo) of one call, an :class:`~.undo_call.UndoCall` of the
+turn, after checking what can be asked for (the target, the files picked, an inexact delta:
+:class:`UndoError`); :func:`undo`, :func:`redo` and :func:`undo_turn` run them;
+:func:`undo_turn_summary` says what undoing a whole turn did. A file that changed since is a
+:class:`~.undo_conflicts.Conflict`.
 
 A redo takes the files an undo put back to the state the call left them, with the same check.
-:mod:`.history` gives the turn's calls as data for a front end; :mod:`..apply.inverse` the
-undo's description as a patch.
+:mod:`.history` gives the turn's calls as data for a front end.
 """
 
 from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, Literal
+from dataclasses import replace
 
-from ..apply.fs import Filesystem, normalize_path
-from ..apply.inverse import change_map, describe
-from ..apply.revert import (
-    FileRecord,
-    FileState,
-    RevertStep,
-    apply_steps,
-    describe_paths,
-    file_states,
-    read_state,
-)
-from ..apply.runtime import ApplyOutcome
-from ..errors import ParseError
+from ..apply.fs import normalize_path
+from ..apply.revert import FileRecord, describe_paths
 from ..interrupts import CancellationToken
-from ..parse.model import Hunk
-from ..parse.parser import parse_patch
-from .options import Answer, Approver, CallStatus, Decision, PipelineOptions, Stage
-from .result import CallResult, Stop
-from .safety import Reject
-from .stages import VERIFICATION_FAILED, Ending, Prepared
-from .turn import ApplyPatchCall, Turn
-
-Kind = Literal["undo", "redo"]
+from .call import ApplyPatchCall, CallTurn
+from .options import Approver, CallStatus, Decision, PipelineOptions
+from .result import CallResult
+from .undo_call import UndoCall
+from .undo_conflicts import Kind, call_records, changed_later, with_article
 
 
 class UndoError(ValueError):
@@ -56,100 +38,14 @@ class UndoError(ValueError):
         self.offered = tuple(offered)
 
 
-@dataclass(frozen=True)
-class Conflict:
-    """A file that is not as the undo expects it: the three versions.
-
-    ``before``: before the call; ``left``: as the call left it; ``now``: on disk now (None when
-    it cannot be read as a text file: a directory, a symlink, binary). ``path`` as the patch
-    writes it, ``abs_path`` resolved.
-    """
-
-    path: str
-    abs_path: str
-    before: FileState
-    left: FileState
-    now: FileState | None
-    kind: Kind = "undo"
-
-    def reason(self) -> str:
-        expected = "as the call left it" if self.kind == "undo" else "as the undo left it"
-        now = "unreadable as text" if self.now is None else self.now.describe()
-        return f"{self.path} is not {expected}: now {now}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "abs_path": self.abs_path,
-            "kind": self.kind,
-            "reason": self.reason(),
-            "before": self.before.to_json(),
-            "left": self.left.to_json(),
-            "now": None if self.now is None else self.now.to_json(),
-        }
-
-
-def conflict_message(conflicts: Sequence[Conflict], kind: Kind, target: str) -> str:
-    lines = [f"{kind} of {target}: {len(conflicts)} file(s) changed since; nothing was written"]
-    lines += [f"  {c.reason()}" for c in conflicts]
-    lines.append(
-        f"{kind} only the other files (only=[...], --only PATH), or overwrite them (force=True, "
-        "--force)"
-    )
-    return "\n".join(lines)
-
-
-def later_message(
-    conflicts: Sequence[Conflict], later: dict[str, ApplyPatchCall], kind: Kind, target: str
-) -> str:
-    """Why ``force`` does not overwrite a file a later turn's call changed, and the way on."""
-    lines = [
-        f"{kind} of {target}: {len(conflicts)} file(s) changed since by a later turn; "
-        "--force does not overwrite those, nothing was written"
-    ]
-    for c in conflicts:
-        call = later[c.abs_path]
-        lines.append(f"  {c.path}: changed by {call.call_id} of {call.turn.turn_id}")
-    lines.append(
-        "undo those calls first, in their turn (%apply_patch_undo CALL_ID --turn TURN), or "
-        f"{kind} the other files only (only=[...], --only PATH): each turn's diff then still "
-        "says what its calls did"
-    )
-    return "\n".join(lines)
-
-
-# -- what a call changed, and what is undone ----------------------------------------------------
-
-
-def changed_later(later: Iterable[Turn], paths: Iterable[str]) -> dict[str, ApplyPatchCall]:
-    """Which of ``paths`` a call of the ``later`` turns changed: the last such call of each."""
-    wanted = set(paths)
-    found: dict[str, ApplyPatchCall] = {}
-    for turn in later:
-        for call in turn.calls:
-            for path in call_records(call):
-                if path in wanted:
-                    found[path] = call
-    return found
-
-
-def _a(kind: Kind) -> str:
-    """``an undo``, ``a redo``."""
-    return "an undo" if kind == "undo" else "a redo"
+# -- what is undone --------------------------------------------------------------------------------
 
 
 def _is_undo(call: ApplyPatchCall) -> bool:
     return isinstance(call, UndoCall)
 
 
-def call_records(call: ApplyPatchCall) -> dict[str, FileRecord]:
-    """The files ``call`` changed (none until it has a result)."""
-    if call.result is None:
-        return {}
-    return file_states(call.result.delta)
-
-
-def undone_paths(turn: Turn, call_id: str) -> set[str]:
+def undone_paths(turn: CallTurn, call_id: str) -> set[str]:
     """The paths of ``call_id`` an undo put back and no redo took forward again."""
     undone: set[str] = set()
     for call in turn.calls:
@@ -162,7 +58,7 @@ def undone_paths(turn: Turn, call_id: str) -> set[str]:
     return undone
 
 
-def _find(turn: Turn, call_id: str) -> ApplyPatchCall:
+def _find(turn: CallTurn, call_id: str) -> ApplyPatchCall:
     for call in turn.calls:
         if call.call_id == call_id:
             return call
@@ -170,7 +66,7 @@ def _find(turn: Turn, call_id: str) -> ApplyPatchCall:
     raise UndoError(f"no call {call_id!r} in {turn.turn_id}; its calls: {known}")
 
 
-def default_target(turn: Turn, kind: Kind) -> ApplyPatchCall:
+def default_target(turn: CallTurn, kind: Kind) -> ApplyPatchCall:
     if kind == "undo":
         for call in reversed(turn.calls):
             if _is_undo(call):
@@ -202,212 +98,23 @@ def _resolve_only(only: Iterable[str], records: dict[str, FileRecord], cwd: str)
     return picked
 
 
-def _steps(
-    records: dict[str, FileRecord], paths: set[str], kind: Kind, shown: dict[str, str]
-) -> list[RevertStep]:
-    """The steps, in an order that moves a file back before its destination is restored."""
-    steps: list[RevertStep] = []
-    ordered = list(records.values())
-    if kind == "undo":
-        ordered.reverse()
-    for record in ordered:
-        if record.path not in paths:
-            continue
-        if kind == "undo":
-            expect, target = record.left, record.before
-            move_from = None
-            if not record.left.exists and record.moved_to in paths:
-                move_from = record.moved_to
-            dirs = tuple(reversed(record.created_dirs)) if not target.exists else ()
-        else:
-            expect, target, dirs = record.before, record.left, ()
-            move_from = next(
-                (
-                    r.path
-                    for r in records.values()
-                    if r.moved_to == record.path and r.path in paths and record.left.exists
-                ),
-                None,
-            )
-        steps.append(
-            RevertStep(record.path, shown[record.path], expect, target, False, move_from, dirs)
-        )
-    # A move back writes its file, then empties the destination: the step of the file that
-    # comes back goes first.
-    sources = {s.move_from: s for s in steps if s.move_from is not None}
-    result: list[RevertStep] = []
-    for step in steps:
-        if step.path in sources:
-            continue
-        result.append(step)
-        if step.move_from is not None:
-            result.append(next(s for s in steps if s.path == step.move_from))
-    return result
-
-
-# -- the call ------------------------------------------------------------------------------------
-
-
-class UndoCall(ApplyPatchCall):
-    """An undo (or redo) of ``target_id``: a call of the turn whose verification is the check
-    that each file is as expected, and whose writer puts back the recorded states."""
-
-    def __init__(
-        self,
-        turn: Turn,
-        call_id: str,
-        options: PipelineOptions,
-        cancel: CancellationToken,
-        *,
-        kind: Kind,
-        target: ApplyPatchCall,
-        records: dict[str, FileRecord],
-        paths: set[str],
-        force: bool,
-        later: dict[str, ApplyPatchCall] | None = None,
-    ) -> None:
-        super().__init__(turn, call_id, options, cancel)
-        #: the files a call of a later turn changed, with that call: ``force`` keeps off them
-        self.later = dict(later or {})
-        self.kind: Kind = kind
-        self.target_id = target.call_id
-        self.root = target.result.cwd if target.result is not None else turn.cwd
-        self.records = records
-        self.force = force
-        self.shown = describe_paths(records, self.root)
-        self.steps = _steps(records, paths, kind, self.shown)
-        self.plan_paths = tuple(s.path for s in self.steps)
-        self.conflicts: tuple[Conflict, ...] = ()
-        #: the paths its attempts left in the state it puts them in: written, or found so
-        #: (a file put back by hand), and not rolled back (docs/behaviour.md §11.5)
-        self.settled: set[str] = set()
-        self.patch = describe(self.steps)
-        try:
-            parse_patch(self.patch)
-        except ParseError:
-            self.patch = describe(self.steps, coarse=True)
-
-    def finish_input(self) -> Any:
-        """The undo's input is its description as a patch (streamed now unless a front end
-        streamed it already)."""
-        if not self.text:
-            self.push_delta(self.patch)
-        return super().finish_input()
-
-    def _environment(self) -> str:
-        for name, root in self.turn.environments.items():
-            if root == self.root:
-                return name
-        return self.turn.primary
-
-    def check(self, fs: Filesystem | None = None) -> tuple[Conflict, ...]:
-        """The files that are neither as expected nor already as the undo leaves them."""
-        reader = fs if fs is not None else self.turn.fs
-        conflicts: list[Conflict] = []
-        for step in self.steps:
-            now = read_state(reader, step.path)
-            if now is not None and (now.matches(step.expect) or now.matches(step.target)):
-                continue
-            record = self.records[step.path]
-            conflicts.append(
-                Conflict(step.shown, step.path, record.before, record.left, now, self.kind)
-            )
-        return tuple(conflicts)
-
-    def _prepare(self, *, read_only: bool = False) -> Prepared | Stop:
-        from . import stages
-
-        ctx = self._ctx
-        self._advance(stage=Stage.PARSING)
-        parsed = parse_patch(self.patch)
-        self._advance(parsed=parsed, cwd=self.root)
-        faulty = stages.open_filesystem(ctx, self.root, read_only=read_only)
-        self._advance(stage=Stage.VERIFYING)
-        conflicts = self.check(faulty)
-        self.conflicts = conflicts
-        if conflicts and not self.force:
-            message = conflict_message(conflicts, self.kind, self.target_id)
-            return Stop(CallStatus.ERROR, VERIFICATION_FAILED + message, error=message)
-        later = [c for c in conflicts if c.abs_path in self.later]
-        if later:
-            message = later_message(later, self.later, self.kind, self.target_id)
-            return Stop(CallStatus.ERROR, VERIFICATION_FAILED + message, error=message)
-        if conflicts:
-            forced = {c.abs_path for c in conflicts}
-            self.steps = [
-                RevertStep(
-                    s.path,
-                    s.shown,
-                    s.expect,
-                    s.target,
-                    s.path in forced,
-                    s.move_from,
-                    s.remove_dirs,
-                )
-                for s in self.steps
-            ]
-        action = change_map(self.steps, self.patch, self.root)
-        self._advance(proposed=action, stage=Stage.SAFETY)
-        safety = stages.assess_safety(ctx, action, self.root)
-        self._advance(safety=safety)
-        if isinstance(safety, Reject):
-            return stages.rejected(safety)
-        return Prepared(parsed, self._environment(), self.root, self.root, action, safety, faulty)
-
-    def check_answer(self, answer: Answer) -> None:
-        """An undo is answered whole: its files are picked before it runs (``only``), never
-        by hunks, since its patch only describes the states it restores."""
-        if answer.accept is not None:
-            raise ValueError(
-                f"{_a(self.kind)} restores whole files: it cannot apply a selection of hunks; "
-                "pick its files with only= (%apply_patch_undo --only PATH) and approve or "
-                "decline it whole"
-            )
-        super().check_answer(answer)
-
-    @property
-    def reviewable(self) -> bool:
-        return False
-
-    def _reverify(self, prepared: Prepared) -> Prepared | Ending:
-        """An undo's approval covers the states it restores, not a diff of the files: its writer
-        checks every file again just before the first write, and a file changed while the undo
-        waited fails it with nothing written (docs/behaviour.md §11.2)."""
-        return prepared
-
-    def _write(self, _hunks: Sequence[Hunk], _cwd: str, fs: Filesystem) -> ApplyOutcome:
-        return apply_steps(self.steps, fs)
-
-    def _attempt(
-        self, prepared: Prepared, *, sandboxed: bool, approved: Sequence[str]
-    ) -> ApplyOutcome:
-        from . import stages
-
-        self._advance(stage=Stage.APPLYING, attempts=self._progress.attempts + 1)
-        outcome = stages.attempt(
-            self._ctx, prepared, sandboxed=sandboxed, approved=approved, writer=self._write
-        )
-        self._advance(delta=self._progress.delta.append(outcome.delta))
-        # read after the attempt: an atomic one that failed has been rolled back by now
-        for step in self.steps:
-            now = read_state(self.turn.fs, step.path)
-            if now is not None and now.matches(step.target):
-                self.settled.add(step.path)
-        return outcome
+# -- asking for an undo ----------------------------------------------------------------------------
 
 
 def undo_call(
-    turn: Turn,
+    turn: CallTurn,
     call_id: str | None = None,
     *,
     kind: Kind = "undo",
     only: Iterable[str] | None = None,
     force: bool = False,
     options: PipelineOptions | None = None,
-    later_turns: Sequence[Turn] = (),
+    later_turns: Sequence[CallTurn] = (),
+    target: ApplyPatchCall | None = None,
 ) -> UndoCall:
     """The undo (or redo) of ``call_id`` (default: the last call not undone, or the last one
-    undone), ready to run, with the target's options (its sandbox, approval policy,
+    undone), or of the call ``target`` itself (a widget's Undo button: its own call, never an
+    id looked up), ready to run, with the target's options (its sandbox, approval policy,
     transaction) but none of its faults and no ``review``. Raises :class:`UndoError` for
     what cannot be asked for.
 
@@ -417,51 +124,14 @@ def undo_call(
     file that a call of theirs changed since stays a conflict (their TurnDiffs, folded from
     their deltas, would no longer say what is on disk).
     """
-    target = default_target(turn, kind) if call_id is None else _find(turn, call_id)
-    if isinstance(target, UndoCall):
-        raise UndoError(
-            f"{target.call_id} is {_a(target.kind)} of {target.target_id}: "
-            f"{'redo' if target.kind == 'undo' else 'undo'} {target.target_id} instead"
-        )
-    if target.result is None or target.result.status == CallStatus.AWAITING_APPROVAL:
-        raise UndoError(f"{target.call_id} has not finished: it committed nothing yet")
+    target, result = _finished_target(turn, kind, call_id, target)
     records = call_records(target)
     if not records:
         raise UndoError(
-            f"{target.call_id} committed no changes (it ended {target.result.status}): there is "
+            f"{target.call_id} committed no changes (it ended {result.status}): there is "
             f"nothing to {kind}"
         )
-    cwd = target.result.cwd
-    undone = undone_paths(turn, target.call_id)
-    candidates = set(records) - undone if kind == "undo" else undone
-    exact = target.result.delta.exact
-    known = {p for p in candidates if records[p].known}
-    shown = describe_paths(records, cwd)
-    if only is not None:
-        picked = _resolve_only(only, records, cwd)
-        if not picked:
-            names = ", ".join(shown[p] for p in records)
-            raise UndoError(f"{kind} of {target.call_id}: only= names no file; its files: {names}")
-        stray = picked - candidates
-        if stray:
-            state = "already undone" if kind == "undo" else "not undone"
-            names = ", ".join(sorted(shown[p] for p in stray))
-            raise UndoError(f"{kind} of {target.call_id}: {names} {state}")
-        paths = picked
-    else:
-        paths = candidates
-    if not paths:
-        state = "every file is undone already" if kind == "undo" else "no file is undone"
-        raise UndoError(f"nothing to {kind} in {target.call_id}: {state}")
-    if not exact and (only is None or paths - known):
-        offered = ", ".join(sorted(shown[p] for p in known)) or "none"
-        raise UndoError(
-            f"{target.call_id}'s delta is inexact (exact=False): something was written that it "
-            "cannot describe (a failed write, a symlink, a file it could not read), so it cannot "
-            f"be {kind}ne blindly. Files whose state is known: {offered}; {kind} them by name "
-            "(only=[...], --only PATH)",
-            sorted(known),
-        )
+    paths = _picked_paths(turn, target.call_id, result, records, kind, only)
     call = UndoCall(
         turn,
         turn.fresh_call_id(),
@@ -480,29 +150,91 @@ def undo_call(
     return call
 
 
+def _finished_target(
+    turn: CallTurn, kind: Kind, call_id: str | None, target: ApplyPatchCall | None
+) -> tuple[ApplyPatchCall, CallResult]:
+    """The call to undo or redo (``target`` itself, the call ``call_id`` names, or the default)
+    and its result: a call of ``turn`` that is no undo and has finished."""
+    if target is None:
+        target = default_target(turn, kind) if call_id is None else _find(turn, call_id)
+    elif target not in turn.calls:
+        raise UndoError(f"{target.call_id} is not a call of {turn.turn_id}")
+    if isinstance(target, UndoCall):
+        raise UndoError(
+            f"{target.call_id} is {with_article(target.kind)} of {target.target_id}: "
+            f"{'redo' if target.kind == 'undo' else 'undo'} {target.target_id} instead"
+        )
+    if target.result is None or target.result.status == CallStatus.AWAITING_APPROVAL:
+        raise UndoError(f"{target.call_id} has not finished: it committed nothing yet")
+    return target, target.result
+
+
+def _picked_paths(
+    turn: CallTurn,
+    call_id: str,
+    result: CallResult,
+    records: dict[str, FileRecord],
+    kind: Kind,
+    only: Iterable[str] | None,
+) -> set[str]:
+    """The files of ``call_id`` to undo or redo: those ``only`` names (each one not undone, or
+    undone for a redo), else every such file; all of them known unless the delta is exact."""
+    cwd = result.cwd
+    undone = undone_paths(turn, call_id)
+    candidates = set(records) - undone if kind == "undo" else undone
+    known = {p for p in candidates if records[p].known}
+    shown = describe_paths(records, cwd)
+    if only is not None:
+        picked = _resolve_only(only, records, cwd)
+        if not picked:
+            names = ", ".join(shown[p] for p in records)
+            raise UndoError(f"{kind} of {call_id}: only= names no file; its files: {names}")
+        stray = picked - candidates
+        if stray:
+            state = "already undone" if kind == "undo" else "not undone"
+            names = ", ".join(sorted(shown[p] for p in stray))
+            raise UndoError(f"{kind} of {call_id}: {names} {state}")
+        paths = picked
+    else:
+        paths = candidates
+    if not paths:
+        state = "every file is undone already" if kind == "undo" else "no file is undone"
+        raise UndoError(f"nothing to {kind} in {call_id}: {state}")
+    if not result.delta.exact and (only is None or paths - known):
+        offered = ", ".join(sorted(shown[p] for p in known)) or "none"
+        raise UndoError(
+            f"{call_id}'s delta is inexact (exact=False): something was written that it "
+            "cannot describe (a failed write, a symlink, a file it could not read), so it cannot "
+            f"be {kind}ne blindly. Files whose state is known: {offered}; {kind} them by name "
+            "(only=[...], --only PATH)",
+            sorted(known),
+        )
+    return paths
+
+
 def undo(
-    turn: Turn,
+    turn: CallTurn,
     call_id: str | None = None,
     *,
     only: Iterable[str] | None = None,
     force: bool = False,
     approver: Approver | Decision | str | None = None,
-    later_turns: Sequence[Turn] = (),
+    later_turns: Sequence[CallTurn] = (),
 ) -> CallResult:
     """Undo ``call_id`` (default: the last call not undone) and return the undo's result;
-    without an ``approver`` an approval request stops it, as :meth:`Turn.run` does;
+    without an ``approver`` an approval request stops it, as :meth:`~.turn.Turn.run` does;
     ``later_turns``: see :func:`undo_call`."""
     return undo_call(turn, call_id, only=only, force=force, later_turns=later_turns).run(approver)
 
 
 def redo(
-    turn: Turn,
+    turn: CallTurn,
     call_id: str | None = None,
     *,
     only: Iterable[str] | None = None,
     force: bool = False,
     approver: Approver | Decision | str | None = None,
-    later_turns: Sequence[Turn] = (),
+    later_turns: Sequence[CallTurn] = (),
 ) -> CallResult:
     """Redo what an undo of ``call_id`` put back (default: the last call undone)."""
     return undo_call(
@@ -511,7 +243,7 @@ def redo(
 
 
 def undo_turn(
-    turn: Turn,
+    turn: CallTurn,
     *,
     force: bool = False,
     approver: Approver | Decision | str | None = None,
@@ -537,7 +269,7 @@ def undo_turn(
             return results
 
 
-def not_undone(turn: Turn) -> list[str]:
+def not_undone(turn: CallTurn) -> list[str]:
     """The calls of ``turn`` with committed changes not undone yet, newest first."""
     return [
         call.call_id
@@ -546,7 +278,7 @@ def not_undone(turn: Turn) -> list[str]:
     ]
 
 
-def undo_turn_summary(turn: Turn, undos: Sequence[ApplyPatchCall], where: str) -> str:
+def undo_turn_summary(turn: CallTurn, undos: Sequence[ApplyPatchCall], where: str) -> str:
     """What undoing a whole turn did (docs/behaviour.md §11.3): the calls undone, and when an
     undo did not complete, where it stopped, why, the calls not undone and how to go on."""
     done = [
@@ -588,13 +320,13 @@ def undo_turn_summary(turn: Turn, undos: Sequence[ApplyPatchCall], where: str) -
 
 
 __all__ = [
-    "Conflict",
-    "UndoCall",
     "UndoError",
+    "default_target",
     "not_undone",
     "redo",
     "undo",
     "undo_call",
     "undo_turn",
     "undo_turn_summary",
+    "undone_paths",
 ]

@@ -133,7 +133,8 @@ def test_one_turn_only(tmp_path: Path) -> None:
 def test_the_working_directory(tmp_path: Path) -> None:
     rollout = read_rollout(str(rollout_path("0.163.0", "session")))
     assert rollout.cwd is not None
-    with pytest.raises(ReplayError, match=r"recorded working directory .* does not exist here"):
+    # never the file's own directory (it is untrusted), even when it exists here
+    with pytest.raises(ReplayError, match=r"the session was recorded in /tmp/rollout-.*--cwd"):
         replay_cwd(rollout, None)
     with pytest.raises(ReplayError, match="working directory not found: "):
         replay_cwd(rollout, str(tmp_path / "missing"))

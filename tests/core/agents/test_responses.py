@@ -325,3 +325,32 @@ def test_run_stream_builtin_call_arrives_whole(tmp_path: Path) -> None:
         "status": "completed",
         "output": result.output,
     }
+
+
+#: What Codex's freeform apply_patch answers a shell command (tests/data/rollouts/*/
+#: freeform_commands.jsonl, every version): the command is an invalid patch.
+NOT_A_PATCH = (
+    "apply_patch verification failed: invalid patch: The first line of the patch must be "
+    "'*** Begin Patch'"
+)
+COMMAND = f"cd sub && apply_patch <<'EOF'\n{PATCH}EOF\n"
+
+
+def test_an_apply_patch_tool_given_a_command_refuses_it_as_codex_does(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    custom = {"type": "custom_tool_call", "call_id": "c1", "name": "apply_patch", "input": COMMAND}
+    ran = run_item(work(tmp_path), custom, "approve")
+    assert ran is not None and ran[0].status == "error" and ran[0].output == NOT_A_PATCH
+    streamed = arguments_events(json.dumps({"input": COMMAND}), 5)
+    ran = run_stream(work(tmp_path), streamed, "approve")
+    assert ran is not None and ran[0].status == "error" and ran[0].output == NOT_A_PATCH
+    # the same command in a shell call runs in sub/
+    shell = {
+        "type": "function_call",
+        "call_id": "s1",
+        "name": "exec_command",
+        "arguments": json.dumps({"cmd": COMMAND}),
+    }
+    ran = run_item(work(tmp_path), shell, "approve")
+    assert ran is not None and ran[0].ok and (tmp_path / "sub" / "hello.py").exists()
+    assert not (tmp_path / "hello.py").exists()

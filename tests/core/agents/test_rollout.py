@@ -28,6 +28,12 @@ EXPECTED_CALLS = {
         ("call_cd", 1, "shell", "completed"),
         ("call_workdir", 1, "shell", "completed"),
     ],
+    "freeform_commands": [
+        ("call_heredoc", 1, "freeform", "error"),
+        ("call_cd", 1, "freeform", "error"),
+        ("call_bash", 1, "freeform", "error"),
+        ("call_bare", 1, "freeform", "completed"),
+    ],
 }
 
 

@@ -55,15 +55,20 @@ def test_a_refused_update_is_a_verification_error_and_writes_nothing(tmp_path: P
     result = Turn(str(tmp_path), options=options()).run(BREAK, "approve")
     assert result.status == CallStatus.ERROR and result.stage == "verifying"
     where = tmp_path / "data.json"
-    assert result.error == (
-        f"the proposed content of {where} is invalid: not JSON: Expecting property name "
-        "enclosed in double quotes at line 1, column 9"
-    )
+    # the validator's own words, with json's message of this Python (3.13 words it otherwise)
+    with pytest.raises(json.JSONDecodeError) as bad:
+        json.loads('{"a": 1,}\n')
+    reason = f"not JSON: {bad.value.msg} at line 1, column {bad.value.colno}"
+    assert result.error == f"the proposed content of {where} is invalid: {reason}"
     # What the model reads: the verification prefix and the reason, so it can fix its patch.
     assert result.output == VERIFICATION_FAILED + result.error
     assert where.read_text() == '{"a": 1}\n'
-    # No begin/end events, no delta, no TurnDiff: like any verification error.
-    assert [e.event.type for e in result.events] == ["patch_apply_updated"]
+    # No begin/end events, no delta, no TurnDiff: like any verification error, and diagnosed.
+    assert [e.event.type for e in result.events] == ["patch_apply_updated", "patch_diagnosis"]
+    diagnosis = result.diagnosis
+    assert diagnosis is not None and diagnosis.kind == "invalid_content"
+    assert (diagnosis.path, diagnosis.patch_line) == ("data.json", 2)
+    assert reason in diagnosis.message
     assert result.delta.is_empty() and result.turn_diff is None
     assert result.proposed is not None  # what was refused stays visible
     assert seen == [(str(where), '{"a": 1,}\n')]
@@ -74,12 +79,13 @@ def test_warn_applies_with_a_warning_in_the_result_and_the_events(tmp_path: Path
     result = Turn(str(tmp_path), options=options(InvalidContent.WARN)).run(BREAK, "approve")
     assert result.status == CallStatus.COMPLETED
     assert (tmp_path / "data.json").read_text() == '{"a": 1,}\n'
-    assert len(result.warnings) == 1 and "not JSON" in result.warnings[0]
-    assert result.to_json()["warnings"] == list(result.warnings)
-    warnings = [e.to_json() for e in result.events if e.event.type == "patch_content_warning"]
-    assert [(w["path"], w["message"][:8]) for w in warnings] == [
-        (str(tmp_path / "data.json"), "not JSON")
-    ]
+    # one model of warnings: the atlas's, kind invalid_content, at the hunk that writes it
+    [warning] = result.warnings
+    assert (warning.kind, warning.path, warning.patch_line) == ("invalid_content", "data.json", 2)
+    assert "not JSON" in warning.message and str(tmp_path / "data.json") in warning.message
+    assert result.to_json()["warnings"] == [warning.to_json()]
+    events = [e.event.to_json() for e in result.events if e.event.type == "patch_warning"]
+    assert events == [{"type": "patch_warning", "call_id": result.call_id, **warning.to_json()}]
     # The model's output is the reference's, unchanged.
     assert result.output.startswith("Exit code: 0\n")
 

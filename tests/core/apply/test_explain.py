@@ -9,6 +9,7 @@ from applypatch_ext.core.apply.explain import (
     MAX_CHAR_DIFF,
     explain,
     explain_match_failure,
+    explanation_lines,
 )
 from applypatch_ext.core.apply.memfs import MemoryFilesystem
 from applypatch_ext.core.apply.verify import verify_patch
@@ -16,6 +17,7 @@ from applypatch_ext.core.errors import ComputeReplacementsError, IoError, MatchF
 from applypatch_ext.core.parse.model import UpdateFileChunk
 from applypatch_ext.core.parse.parser import parse_patch
 from applypatch_ext.core.text import LineEndings
+from applypatch_ext.core.visible import marked
 
 
 def failure(*expected: str, kind: str = "lines", start: int = 0) -> MatchFailure:
@@ -28,7 +30,7 @@ def test_region_with_a_pass_per_line_and_marked_characters() -> None:
     assert explained.region_start == 0
     assert [p.match_pass for p in explained.pairs] == [0, 3, None]
     assert explained.summary == (
-        "closest region starts at line 1: 2 of 3 lines match (1 exact, 1 punctuation); 1 differ"
+        "closest region starts at line 1: 2 of 3 lines match (1 exact, 1 punctuation); 1 differs"
     )
     quotes = explained.pairs[1]
     assert [text for differs, text in quotes.actual_segments if differs] == ["\u201c", "\u201d   "]
@@ -47,6 +49,8 @@ def test_nothing_close() -> None:
     explained = explain_match_failure(failure("zzz", "qqq"), ["a", "b"])
     assert explained.region_start is None
     assert "none of the expected lines occurs in the file (2 lines)" in explained.summary
+    one = explain_match_failure(failure("zzz", "qqq"), ["a"])
+    assert "none of the expected lines occurs in the file (1 line), even" in one.summary
     # nothing matches in a non-empty file: not "past the end of the file"
     assert {p.absent for p in explained.pairs} == {"no-match"}
     pairs = explained.to_json()["pairs"]
@@ -119,3 +123,38 @@ def test_explain_uses_what_verification_read_and_never_the_disk() -> None:
     assert [p.match_pass for p in explained.pairs] == [0, None]
     assert [p.actual for p in explained.pairs] == ["def f():", "    return  1"]
     assert explain(IoError("Failed to write file /w/x")) is None
+
+
+def test_counts_of_one_read_as_one() -> None:
+    """Issue 23 item 10: "(1 lines)" and its kin, for a one-line chunk."""
+    near = explain_match_failure(failure("alpha"), ["alphx"])
+    assert near.summary == "closest region starts at line 1: 0 of 1 line matches; 1 differs"
+    moved = explain_match_failure(MatchFailure("/w/f.py", "lines", ("a  ",), 0, True), ["x", "a"])
+    assert moved.summary.startswith("its line matches at line 2 (up to the rstrip pass)")
+
+
+def test_the_near_miss_in_plain_text_names_its_whitespace_as_a_diagnosis_does() -> None:
+    failure = MatchFailure("/w/a.py", "lines", ("\tx = 1 ", "y"), 0, False)
+    explanation = explain_match_failure(failure, ["    x = 1", "z"])
+    assert explanation.describe() == explanation_lines(explanation.to_json())
+    assert explanation.describe() == [
+        explanation.summary,
+        "  expected: `\\tx = 1·`",
+        "     line 1: `····x = 1`  [trim]",
+        "  expected: `y`",
+        "     line 2: `z`  [differs]",
+    ]
+    # a pair without a file line says why; a saved copy with junk pairs is read as far as it goes
+    saved = {"summary": "s", "pairs": [{"expected": "a", "absent": "past the end"}, 5]}
+    assert explanation_lines(saved) == [
+        "s",
+        "  expected: `a`",
+        "    no line: (past the end)  [differs]",
+    ]
+
+
+def test_marked_shows_tabs_and_edge_spaces_only() -> None:
+    assert marked("\t  a b\t ") == "\u2192\t\u00b7\u00b7a b\u2192\t\u00b7"
+    assert marked("a\tb") == "a\u2192\tb"
+    assert marked("  ") == "\u00b7\u00b7"
+    assert marked("") == ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import re
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,9 @@ from applypatch_ext.core.turn.options import (
     FrontEnd,
     OptionKind,
     PipelineOptions,
+    RefusedWrites,
     add_arguments,
+    argument_groups,
     options_of,
 )
 from applypatch_ext.core.turn.policy import PermissionProfile
@@ -80,7 +83,11 @@ def test_every_field_feeds_from_strings_and_the_defaults_are_the_tables() -> Non
 def test_parsed_defaults_build_the_default_options(front_end: FrontEnd, tmp_path: Path) -> None:
     args = parser_of(front_end).parse_args([])
     built = PipelineOptions.from_namespace(str(tmp_path), args)
-    assert built == PipelineOptions.from_strings(str(tmp_path))
+    # the agent's desks keep the TurnDiff where a refused write wrote nothing (issue 26)
+    desk = front_end in (FrontEnd.DESK, FrontEnd.DESK_MAGIC)
+    refused = RefusedWrites.KEEP if desk else RefusedWrites.INVALIDATE
+    assert built.refused_writes is refused
+    assert built == PipelineOptions.from_strings(str(tmp_path), refused_writes=refused.value)
     plain = PipelineOptions()
     assert (built.line_endings, built.duplicates, built.transaction, built.throttle) == (
         plain.line_endings,
@@ -189,3 +196,14 @@ def test_the_fault_help_lists_every_kind_once() -> None:
     [fault] = [o for o in OPTIONS if o.name == "--fault"]
     for spec, _ in FAULT_SPECS:
         assert spec in fault.help
+
+
+@pytest.mark.parametrize("front_end", list(FrontEnd), ids=str)
+def test_a_help_names_only_options_its_front_end_takes(front_end: FrontEnd) -> None:
+    # `replay --help` once said "the --writable-root ones", an option replay refuses
+    groups = argument_groups(front_end)
+    names = {name for _title, entries in groups for name, _kwargs in entries}
+    for _title, entries in groups:
+        for name, kwargs in entries:
+            named = set(re.findall(r"--[a-z][a-z-]*[a-z]", kwargs["help"]))
+            assert named <= names, f"{front_end} {name}: its help names {sorted(named - names)}"

@@ -17,14 +17,15 @@ from applypatch_ext.core.turn.options import (
     PipelineOptions,
     options_of,
 )
-from applypatch_ext.core.turn.policy import PermissionProfile, SandboxPolicy
+from applypatch_ext.core.turn.policy import ApprovalPolicy, PermissionProfile, SandboxPolicy
 from applypatch_ext.core.turn.review import (
+    NOT_APPLIED,
     normalize_selection,
     not_applied,
     review_files,
     select_hunks,
 )
-from applypatch_ext.core.turn.stages import CHANGED_WHILE_WAITING, SELECTION_REASON
+from applypatch_ext.core.turn.stages import CHANGED_WHILE_WAITING
 from applypatch_ext.core.turn.turn import ApplyPatchCall, Turn
 from tests.trees import snapshot_dir
 
@@ -206,7 +207,7 @@ def test_a_fixed_answer_with_a_selection(tmp_path: Path) -> None:
     )
 
 
-def test_a_selection_reaching_outside_the_root_asks_again(tmp_path: Path) -> None:
+def test_a_selection_reaching_outside_the_root_is_approved_by_its_answer(tmp_path: Path) -> None:
     root, outside = tmp_path / "root", tmp_path / "outside"
     write(tmp_path, {"root/in.txt": "in\n", "outside/out.txt": "out\n"})
     text = (
@@ -216,26 +217,13 @@ def test_a_selection_reaching_outside_the_root_asks_again(tmp_path: Path) -> Non
     _turn, call = start(root, text)
     first = call.run()
     assert first.status == CallStatus.AWAITING_APPROVAL  # outside the root: asks
-    second = call.resume("approve", accept={f"{outside}/out.txt": True})
-    # the selection still writes outside the root: its own request, with its own text
-    assert second.status == CallStatus.AWAITING_APPROVAL
-    request = second.pending_request
-    assert request is not None and request.reason == SELECTION_REASON
-    assert request.patch == (
-        f"*** Begin Patch\n*** Update File: {outside}/out.txt\n@@\n-out\n+OUT\n*** End Patch"
-    )
-    assert list(request.changes) == [f"{outside}/out.txt"]
-    assert not call.reviewable  # a selection is made once
-    with pytest.raises(ValueError, match="first approval request of a call only"):
-        call.resume("approve", accept={"x": True})
-    assert snapshot_dir(tmp_path) == {
-        "outside": None,
-        "outside/out.txt": b"out\n",
-        "root": None,
-        "root/in.txt": b"in\n",
-    }
-    done = call.resume("approve")
+    assert list(first.pending_request.changes) == [f"{root}/in.txt", f"{outside}/out.txt"]
+    done = call.resume("approve", accept={f"{outside}/out.txt": True})
+    # the request showed out.txt's change: approving it approves it, no second request
     assert done.status == CallStatus.COMPLETED
+    assert types(done).count("apply_patch_approval_request") == 1
+    assert types(done).count("patch_safety_assessed") == 2  # the selection is assessed again
+    assert event(done, "patch_safety_assessed")["decision"] == "ask-user"
     assert snapshot_dir(tmp_path) == {
         "outside": None,
         "outside/out.txt": b"OUT\n",
@@ -243,6 +231,34 @@ def test_a_selection_reaching_outside_the_root_asks_again(tmp_path: Path) -> Non
         "root/in.txt": b"in\n",
     }
     assert done.stdout.endswith("not applied, by the user: in.txt\n")
+    assert [c.path for c in done.delta.changes] == [f"{outside}/out.txt"]
+
+
+@pytest.mark.parametrize(
+    ("accept", "written"),
+    [
+        ({"a.txt": [0], "b.txt": False}, {"a.txt": "ONE\ntwo\n", "b.txt": "bee\n"}),
+        ({"a.txt": True, "b.txt": True}, {"a.txt": "ONE\nTWO\n", "b.txt": "BEE\n"}),
+        ({"b.txt": True}, {"a.txt": "one\ntwo\n", "b.txt": "BEE\n"}),
+    ],
+    ids=["a-chunk", "everything", "one-file"],
+)
+def test_untrusted_approving_a_selection_approves_it(
+    tmp_path: Path, accept: dict[str, Any], written: dict[str, str]
+) -> None:
+    # issue 23 item 7: under untrusted every patch asks, the selection's own patch too; it was
+    # asked for again, so a second decide("approve") was needed
+    write(tmp_path, {"a.txt": "one\ntwo\n", "b.txt": "bee\n"})
+    text = (
+        "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n@@\n-two\n+TWO\n"
+        "*** Update File: b.txt\n@@\n-bee\n+BEE\n*** End Patch"
+    )
+    _turn, call = start(tmp_path, text, approval_policy=ApprovalPolicy.parse("untrusted"))
+    assert call.run().status == CallStatus.AWAITING_APPROVAL
+    done = call.resume("approve", accept=accept)
+    assert done.status == CallStatus.COMPLETED
+    assert types(done).count("apply_patch_approval_request") == 1
+    assert snapshot_dir(tmp_path) == {k: v.encode() for k, v in written.items()}
 
 
 def test_a_selection_inside_the_root_applies_without_a_second_request(tmp_path: Path) -> None:
@@ -374,11 +390,17 @@ def test_the_review_marks_fuzzy_chunks_with_the_files_line(tmp_path: Path) -> No
     first, second, third = entry["chunks"]
     assert (first["pass"], first["fuzzy"], first["line"]) == ("rstrip", True, 1)
     assert first["pairs"] == [{"patch": "alpha", "file": "alpha  "}]
+    assert first["note"] == "matched by the rstrip pass: the file's text differs from the patch's"
     assert second["pass"] == "punctuation" and second["line"] == 3
     assert second["pairs"] == [
         {"patch": '"quoted" - dash', "file": "\u201cquoted\u201d \u2014 dash"}
     ]
-    assert (third["pass"], third["fuzzy"], third["pairs"]) == ("exact", False, [])
+    assert (third["pass"], third["fuzzy"], third["pairs"], third["note"]) == (
+        "exact",
+        False,
+        [],
+        "",
+    )
     assert third["text"] == "@@\n-omega\n+OMEGA"
     done = call.resume("approve")
     assert done.status == CallStatus.COMPLETED
@@ -395,6 +417,36 @@ def test_review_files_lists_whole_files(tmp_path: Path) -> None:
     ]
     assert [c["index"] for c in entries[0]["chunks"]] == [0, 1, 2]
     assert entries[1]["text"] == "*** Add File: b.txt\n+bee"
+
+
+def test_review_files_words_every_label_the_views_show(tmp_path: Path) -> None:
+    """The labels of a review's files and chunks are worded here, once: the widget and the
+    records show them (tests/jupyter: test_js, test_review_magic, test_review_browser); a
+    chunk's name is what the model reads when it is left out."""
+    write(tmp_path, {"a.txt": THREE, "c.txt": "sea\n", "m.txt": "em\n"})
+    text = PATCH.replace(
+        "*** End Patch",
+        f"*** Update File: {tmp_path}/m.txt\n*** Move to: {tmp_path}/n.txt\n@@\n-em\n+EM\n"
+        "*** Update File: a.txt\n@@\n-absent\n+ABSENT\n*** End Patch",
+    )
+    entries = review_files(parse_patch(text), str(tmp_path), LocalFilesystem())
+    assert [e["label"] for e in entries] == [
+        "a.txt (updated, 3 chunks)",
+        "b.txt (added, all or nothing)",
+        "c.txt (deleted, all or nothing)",
+        "m.txt (moved to n.txt, all or nothing)",  # paths as a user reads them, under cwd
+        "a.txt (updated, 1 chunk)",
+    ]
+    first, second = entries[0], entries[-1]
+    # counted over every Update hunk of the path, as a selection counts them
+    assert [c["name"] for c in first["chunks"] + second["chunks"]] == [
+        f"a.txt chunk {k} of 4" for k in (1, 2, 3, 4)
+    ]
+    assert first["chunks"][0]["label"] == "a.txt chunk 1 of 4, line 1"
+    assert second["chunks"][0]["label"] == "a.txt chunk 4 of 4"  # no match: no line to name
+    whole = {path: True for path in ("b.txt", "c.txt", f"{tmp_path}/m.txt")}
+    selection = normalize_selection(parse_patch(text), {"a.txt": [0, 1, 2], **whole})
+    assert not_applied(selection) == [f"{NOT_APPLIED}{second['chunks'][0]['name']}"]
 
 
 # -- decline with a reason ---------------------------------------------------------------------

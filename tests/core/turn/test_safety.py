@@ -298,6 +298,35 @@ def test_empty_patch_is_rejected_first(policy: str, profile: str) -> None:
     assert result.to_json() == {"decision": "reject", "reason": "empty patch"}
 
 
+@pytest.mark.parametrize("profile", [p.value for p in PermissionProfile])
+@pytest.mark.parametrize("policy", POLICIES)
+def test_a_write_into_the_state_folder_is_rejected_whatever_the_profile_and_policy(
+    policy: str, profile: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 21 item 1: the notebook's folder is ``$HOME``, so the state folder (journals, their
+    key) is in the root; a patch writing there (an Add, a move's destination, a Delete) is
+    refused before anyone is asked, also where nothing else is confined."""
+    monkeypatch.delenv("APPLYPATCH_STATE_DIR", raising=False)
+    monkeypatch.delenv("XDG_STATE_HOME", raising=False)
+    monkeypatch.setenv("HOME", PARENT)
+    state = f"{PARENT}/.local/state/applypatch_ext"
+    journal = f"{state}/journals/0123.journal"
+    for act in (
+        add_at(journal),
+        action({f"{PARENT}/a.txt": FileUpdate("", move_path=journal)}),
+        action({f"{state}/key": FileDelete("")}),
+    ):
+        result = assess_patch_safety(
+            act, ApprovalPolicy.parse(policy), SandboxPolicy(PermissionProfile(profile)), PARENT
+        )
+        assert isinstance(result, Reject), result
+        target = journal if state + "/key" not in act.changes else f"{state}/key"
+        assert result.reason == (
+            f"writing {target}: inside {state}, applypatch_ext's state folder (its crash "
+            "journals and their key); no patch may write there"
+        )
+
+
 def test_untrusted_asks_without_looking_at_the_paths() -> None:
     # A read-only profile and a path in the carve-out: untrusted stops before the path check.
     act = add_at(f"{CWD}/.git/config")

@@ -6,7 +6,9 @@ from __future__ import annotations
 import errno
 import os
 import pickle
+import posixpath
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -23,12 +25,16 @@ from applypatch_ext.core.turn.policy import (
     PermissionProfile,
     SandboxPolicy,
 )
+from applypatch_ext.core.turn.recovery import RecoveryFilesystem
 from applypatch_ext.core.turn.sandbox import (
     NOT_GRANTED,
+    Confinement,
     GrantedFilesystem,
+    GuardedFilesystem,
     NoFollowFilesystem,
     SandboxDenied,
     SandboxedFilesystem,
+    SymlinkRefused,
 )
 
 from ..conftest import Workspace
@@ -427,6 +433,86 @@ def test_symlinked_carve_out_is_denied_both_ways(ws: Workspace) -> None:
     denied(sb.fs.write_bytes, sb.p(".git/config"), b"x")
     exc = denied(sb.fs.write_bytes, sb.p("gitdir/config"), b"x")
     assert "resolves to" in str(exc)
+
+
+@pytest.mark.parametrize("view", ["sandbox", "granted", "unconfined"])
+def test_every_view_is_the_one_guard_with_its_rules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, view: str
+) -> None:
+    """Each attempt's view, and recovery's through the same confinement, is the one
+    ``GuardedFilesystem`` asking its rules: what the journal's ``check`` refuses, the view
+    refuses, before anything is written (the state folder under every view; outside the
+    roots or the grants where they apply); a symlink on the way where no-follow applies."""
+    ws = Workspace("local", tmp_path)
+    ws.mkdir("project")
+    monkeypatch.setenv("APPLYPATCH_STATE_DIR", ws.path("project/st"))
+    full = view == "unconfined"
+    policy = SandboxPolicy(PermissionProfile.DANGER_FULL_ACCESS) if full else workspace()
+    confinement = Confinement.of(
+        policy, ws.path("project"), sandboxed=view == "sandbox", approved=[ws.path("project/a")]
+    )
+    assert confinement.view == view
+    attempt = confinement.wrap(ws.fs)
+    recovery = RecoveryFilesystem(LocalFilesystem(), confinement.check(ws.fs))
+    assert type(attempt) is GuardedFilesystem and isinstance(recovery, GuardedFilesystem)
+    refused = ["project/st/key"] if full else ["project/st/key", "elsewhere.txt"]
+    for rel in refused:
+        with pytest.raises(SandboxDenied) as raised:
+            confinement.check(ws.fs)(ws.path(rel), "writing")
+        for fs in (attempt, recovery):
+            assert str(denied(fs.write_bytes, ws.path(rel), b"x")) == str(raised.value)
+        assert not ws.exists(rel)
+    assert attempt.denials == [ws.path(rel) for rel in refused]
+    attempt.write_bytes(ws.path("project/a"), b"a")  # allowed by every view
+    assert ws.get("project/a") == b"a"
+    ws.mkdir("project/real")
+    ws.symlink("project/link", "real")
+    views = (attempt, recovery) if view == "granted" else (recovery,)  # no-follow applies
+    for fs in views:
+        with pytest.raises(SymlinkRefused):
+            fs.write_bytes(ws.path("project/link/a"), b"x")
+    assert not ws.exists("project/real/a")
+
+
+@pytest.mark.parametrize("variable", ["APPLYPATCH_STATE_DIR", "XDG_STATE_HOME", "HOME"])
+def test_the_state_folder_is_refused_under_every_root_even_when_approved(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch, variable: str
+) -> None:
+    """Issue 21 item 1: the state folder (crash journals, their key) lies in the root when the
+    notebook runs in ``$HOME``; wherever the variable that places it points, no write there
+    passes: not lexically, not through a symlink, not as an approved path, not with the state
+    folder itself configured as a writable root, not in an approved retry's granted view."""
+    for name in ("APPLYPATCH_STATE_DIR", "XDG_STATE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    ws.mkdir("project")
+    monkeypatch.setenv("HOME", ws.path("elsewhere"))
+    monkeypatch.setenv(variable, ws.path("project/st" if variable != "HOME" else "project"))
+    state = {
+        "APPLYPATCH_STATE_DIR": "project/st",
+        "XDG_STATE_HOME": "project/st/applypatch_ext",
+        "HOME": "project/.local/state/applypatch_ext",
+    }[variable]
+    journal = f"{ws.path(state)}/journals/0123.journal"
+    approved = [journal, ws.path(f"{state}/key")]
+    policy = workspace(ws.path(state))  # even configured as a root
+    sb = SandboxedFilesystem(ws.fs, policy, ws.path("project"), approved=approved)
+    for call, args in [
+        (sb.write_bytes, (journal, b"x")),
+        (sb.create_dirs, (posixpath.dirname(journal),)),
+        (sb.remove_file, (approved[1],)),
+    ]:
+        exc = denied(call, *args)  # type: ignore[arg-type]
+        assert f"inside {ws.path(state)}, applypatch_ext's state folder" in str(exc)
+    ws.symlink("project/alias", state.removeprefix("project/"))
+    exc = denied(sb.write_bytes, ws.path("project/alias/journals/0123.journal"), b"x")
+    assert f"it resolves to {journal}, inside {ws.path(state)}" in str(exc)
+    granted = GrantedFilesystem(ws.fs, approved)
+    denied(granted.write_bytes, journal, b"x")
+    assert "applypatch_ext's state folder" in str(denied(granted.create_dirs, ws.path(state)))
+    assert policy.denial_reason(journal, ws.path("project")) == (
+        f"inside {ws.path(state)}, applypatch_ext's state folder (its crash journals and their key)"
+    )
+    assert not ws.exists(f"{state}/journals")
 
 
 def test_tmpdir_is_writable_in_workspace_write(ws: Workspace) -> None:

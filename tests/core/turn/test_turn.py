@@ -4,6 +4,7 @@ asserting the event sequence, the statuses, the delta, the tree and the TurnDiff
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -105,8 +106,17 @@ def test_verify_error_before_begin_even_when_the_first_hunk_would_apply() -> Non
     assert result.output == (
         f"apply_patch verification failed: Failed to find expected lines in {ROOT}/a.txt:\nmissing"
     )
-    assert types(result) == ["patch_apply_updated"]
+    assert types(result) == ["patch_apply_updated", "patch_diagnosis"]
     assert files(fs) == {"a.txt": b"x\n"}
+    diagnosis = result.diagnosis
+    assert diagnosis is not None
+    # the second hunk's chunk, its first line: line 5 of the patch
+    assert (diagnosis.kind, diagnosis.path, diagnosis.patch_line) == (
+        "context_not_found",
+        "a.txt",
+        5,
+    )
+    assert (diagnosis.line, diagnosis.line_absent) == (None, "no similar line in the file")
 
 
 def test_safety_reject_emits_no_begin_or_end() -> None:
@@ -116,7 +126,8 @@ def test_safety_reject_emits_no_begin_or_end() -> None:
     assert result.output == (
         "patch rejected: writing outside of the project; rejected by user approval settings"
     )
-    assert types(result) == ["patch_apply_updated", "patch_safety_assessed"]
+    assert types(result) == ["patch_apply_updated", "patch_safety_assessed", "patch_diagnosis"]
+    assert result.diagnosis is not None and result.diagnosis.kind == "rejected"
     assert files(fs) == {}
     assert "/outside.txt" not in fs.tree()
 
@@ -125,6 +136,7 @@ def test_empty_patch_is_rejected_by_safety() -> None:
     turn, _ = make_turn()
     result = turn.run("*** Begin Patch\n*** End Patch", "approve")
     assert (result.status, result.output) == (CallStatus.REJECTED, "patch rejected: empty patch")
+    assert result.diagnosis is not None and result.diagnosis.kind == "empty_patch"
 
 
 def test_approval_declined() -> None:
@@ -139,8 +151,10 @@ def test_approval_declined() -> None:
         "apply_patch_approval_request",
         "apply_patch_approval_decision",
         "patch_apply_end",
+        "patch_diagnosis",
     ]
-    end = result.events[-1].event.to_json()
+    assert result.diagnosis is not None and result.diagnosis.kind == "declined"
+    end = result.events[-2].event.to_json()
     assert (end["status"], end["stdout"], end["stderr"]) == (
         "declined",
         "",
@@ -209,7 +223,11 @@ def test_sandbox_denial_and_retry(retry: str) -> None:
     # A denied write counts as a failed write (docs/behaviour.md §5.4): the delta is inexact, so the
     # tracker is invalidated and no TurnDiff follows the end event.
     assert not result.delta.exact
-    assert kinds[-1] == "patch_apply_end"
+    if retry == "approve":
+        assert kinds[-1] == "patch_apply_end" and result.diagnosis is None
+    else:
+        assert kinds[-2:] == ["patch_apply_end", "patch_diagnosis"]
+        assert result.diagnosis is not None and result.diagnosis.kind == "sandbox_denied"
     assert result.turn_diff is None
 
 
@@ -260,7 +278,10 @@ def test_runtime_failure_after_a_prefix_keeps_the_prefix() -> None:
     assert files(fs) == {"a.txt": b"A\n", "b.txt": b"b\n"}
     # an inexact delta invalidates the tracker: no TurnDiff (none had been shown)
     assert result.turn_diff is None
-    assert types(result)[-1] == "patch_apply_end"
+    assert types(result)[-2:] == ["patch_apply_end", "patch_diagnosis"]
+    # what failed and where, beside the reference's text: the second hunk, b.txt
+    assert result.diagnosis is not None
+    assert (result.diagnosis.kind, result.diagnosis.path) == ("io_error", "b.txt")
 
 
 @pytest.mark.parametrize(
@@ -503,3 +524,17 @@ def test_options_from_strings_errors(field: str, value: object, message: str) ->
     with pytest.raises(ValueError) as info:
         PipelineOptions.from_strings("/w", **{field: value})  # type: ignore[arg-type]
     assert str(info.value).startswith(message)
+
+
+def test_the_wall_time_is_the_runs_not_the_wait_for_an_answer(tmp_path: Path) -> None:
+    """Codex's exec starts once the call is approved: a person's minutes of review are not in
+    the model's ``Wall time`` (issue 26: an agent's call waits at the desk)."""
+    now = [100.0]
+    (tmp_path / "a.txt").write_text("one\n")
+    turn = Turn(str(tmp_path), options=PipelineOptions(review=True), clock=lambda: now[0])
+    call = turn.call()
+    call.push_delta("*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+two\n*** End Patch")
+    assert call.run(None).status == "awaiting-approval"
+    now[0] += 42.0  # the person reads the diff
+    result = call.resume("approve")
+    assert result.output.startswith("Exit code: 0\nWall time: 0 seconds\n")

@@ -26,6 +26,8 @@ from applypatch_ext.core.apply.fs import LocalFilesystem
 from applypatch_ext.core.apply.memfs import MemoryFilesystem
 from applypatch_ext.core.apply.runtime import apply_hunks
 from applypatch_ext.core.parse.parser import parse_patch
+from applypatch_ext.core.turn.options import PipelineOptions
+from applypatch_ext.core.turn.turn import Turn
 from applypatch_ext.core.turn.turn_diff import TurnDiffTracker, find_display_root
 
 ZERO = "0" * 40
@@ -950,3 +952,42 @@ def test_git_apply_of_the_turn_diff_reproduces_the_current_tree(
             _check_index_lines(diff, replay, work)
             git_apply(replay, diff)
         assert files_of(replay) == files_of(work)
+
+
+# -- a write refused before it reached the disk (issue 26, item 4) ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("refused_writes", "kept"), [("invalidate", False), ("keep", True)], ids=["reference", "keep"]
+)
+def test_a_refused_write_keeps_the_turn_diff_only_with_keep(
+    tmp_path: Path, refused_writes: str, kept: bool
+) -> None:
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (root / "a.txt").write_text("one\n")
+    os.symlink(outside, root / "link")
+    options = PipelineOptions.from_strings(
+        str(root), approval_policy="never", exclude_tmp=True, refused_writes=refused_writes
+    )
+    turn = Turn(str(root), options=options)
+    first = turn.run("*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** End Patch")
+    refused = turn.run("*** Begin Patch\n*** Add File: link/x.txt\n+x\n*** End Patch")
+    assert first.ok and refused.status == "failed"
+    target = str(root / "link" / "x.txt")
+    # the reference's verdict stays: inexact; what is new is knowing that nothing was written
+    assert not refused.delta.exact and refused.delta.refused == (target,)
+    assert refused.delta.inexact_only_by_refusals
+    assert refused.delta.to_json()["refused"] == [target]
+    assert list(outside.iterdir()) == []
+    assert turn.tracker.valid is kept
+    assert ("+ONE" in turn.turn_diff()) is kept
+
+
+def test_an_inexact_delta_that_is_not_only_refusals_still_invalidates() -> None:
+    tracker = TurnDiffTracker({"": "/r"}, filesystem=MemoryFilesystem())
+    delta = AppliedPatchDelta((), exact=False, unknown=("/r/a", "/r/b"), refused=("/r/a",))
+    assert not delta.inexact_only_by_refusals
+    tracker.track_delta(delta, keep_refused=True)
+    assert not tracker.valid

@@ -14,7 +14,8 @@ from applypatch_ext.core.turn.history import turn_history
 from applypatch_ext.core.turn.options import CallStatus, Decision, PipelineOptions
 from applypatch_ext.core.turn.policy import PermissionProfile, SandboxPolicy
 from applypatch_ext.core.turn.turn import Turn
-from applypatch_ext.core.turn.undo import UndoCall, UndoError, undo_call
+from applypatch_ext.core.turn.undo import UndoError, undo_call
+from applypatch_ext.core.turn.undo_call import UndoCall
 
 from ...trees import snapshot_dir_with_modes
 
