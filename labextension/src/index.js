@@ -6,6 +6,9 @@
 // Delete/Update/Move markers, `@@` lines and `+`/`-`/context lines are highlighted. When the
 // first line changes back, the cell gets its previous (kernel) language again.
 //
+// The second plugin (records.js) keeps each call's static record up to date after a page
+// reload.
+//
 // Plain JavaScript on purpose: no compile step, only JupyterLab's builder (see README.md).
 
 import { IEditorExtensionRegistry, IEditorLanguageRegistry } from '@jupyterlab/codemirror';
@@ -18,6 +21,7 @@ import {
 import { Prec, RangeSetBuilder } from '@codemirror/state';
 import { Decoration, EditorView, ViewPlugin, keymap } from '@codemirror/view';
 import { tags } from '@lezer/highlight';
+import { recordsPlugin } from './records.js';
 
 export const PATCH_MIME = 'text/x-codex-patch';
 const MAGIC = /^%%apply_patch(?=\s|$)/;
@@ -195,4 +199,4 @@ const plugin = {
   }
 };
 
-export default plugin;
+export default [plugin, recordsPlugin];

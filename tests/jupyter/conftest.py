@@ -31,9 +31,9 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.testing.globalipapp import start_ipython
 from IPython.utils.capture import CapturedIO, capture_output
 
-from applypatch_ext.jupyter import magic as magic_module
-from applypatch_ext.jupyter.session import SESSION
-from applypatch_ext.jupyter.widget import ApplyPatchWidget
+from applypatch_ext.jupyter.live.session import SESSION
+from applypatch_ext.jupyter.live.widget import ApplyPatchWidget
+from applypatch_ext.jupyter.magics import magic as magic_module
 
 from ..conftest import unavailable
 
@@ -84,9 +84,16 @@ class RecordingWidget(ApplyPatchWidget):
         """The state of every ``update`` message, in order."""
         return [m["state"] for m in self.sent if m.get("method") == "update"]
 
+    def answer(self, content: dict[str, Any]) -> None:
+        """An approval message as the front end sends it: naming the request it answers, the
+        one the widget shows."""
+        self._handle_custom_msg({"request": self.approval.get("request_id"), **content}, [])
+
     def approve(self, decision: str) -> None:
-        """What a click on an approval button delivers to the kernel."""
-        self._handle_custom_msg({"type": "approval", "decision": decision}, [])
+        """What a click on an approval button delivers to the kernel: the decision, naming
+        the request it answers (the one the widget shows)."""
+        request = self.approval.get("request_id")
+        self._handle_custom_msg({"type": "approval", "decision": decision, "request": request}, [])
 
 
 class Magic:
@@ -157,6 +164,12 @@ def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[s
         unavailable(
             f"no Chromium at {CHROMIUM} (apt-get install -y --no-install-recommends chromium)"
         )
+    # An `expect` waits for its state; Playwright's default bound of 5 s is a time, which a
+    # loaded machine outlasts (colours from a kernel busy with other work): a minute, which only
+    # a test that fails ever waits out.
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=60_000)
     # headless is pytest-playwright's default; Playwright adds --headless itself.
     return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
 

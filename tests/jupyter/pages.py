@@ -7,10 +7,17 @@ Playwright is imported only when a browser test runs, so that the suite collects
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from ..conftest import SERVER_FIXTURES
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, LocatorAssertions, Page, PageAssertions
+
+    from .conftest import JupyterServer
 
 #: The notebook in the active main-area tab (other restored tabs are .lm-mod-hidden).
 LAB_PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
@@ -89,6 +96,66 @@ def run_nb7_cells(page: Page, indices: list[int]) -> None:
     page.evaluate(NB7_RUN_CELLS, indices)
 
 
+# Notebook 7.6.5 throws this while loading any notebook, with or without a widget (seen with a
+# bare `1+1` notebook): it comes from its own bundle, not from the widget's module.
+NOTEBOOK7_OWN_ERRORS = (
+    ("Cannot read properties of undefined (reading 'schema')", "/static/notebook/notebook_core."),
+)
+
+#: The notebook panel of ``path`` (in Notebook 7, the page's one notebook), in the page's JS.
+PANEL_OF = """(path) => [...window.jupyterapp.shell.widgets('main')]
+    .find(w => (w.context?.path ?? '') === path) ?? window.jupyterapp.shell.currentWidget"""
+
+
+@dataclass(frozen=True)
+class Front:
+    """A front end a test runs in alike: its server's fixture, how a notebook is opened there
+    (and reopened), its cells run and its kernel awaited, and the page errors of its own that
+    a test lets pass (``PageWatch.check(known=...)``)."""
+
+    fixture: str
+    lab: bool
+    known: tuple[tuple[str, str], ...] = ()
+
+    def open(self, page: Page, server: JupyterServer, name: str) -> Locator:
+        if self.lab:
+            return open_lab_notebook(page, server.url, name)
+        return open_nb7_notebook(page, server.url, name)
+
+    def run(self, page: Page, name: str, indices: list[int]) -> None:
+        if self.lab:
+            run_lab_cells(page, name, indices)
+        else:
+            run_nb7_cells(page, indices)
+
+    def ready(self, page: Page, name: str) -> None:
+        """The page (reloaded) has the notebook's kernel connected and idle."""
+        if self.lab:
+            page.wait_for_function(LAB_KERNEL_READY, arg=name, timeout=90_000, polling=100)
+        else:
+            page.wait_for_function(NB7_KERNEL_READY, timeout=90_000, polling=100)
+
+    def cells(self, page: Page) -> Locator:
+        return page.locator(LAB_PANEL if self.lab else NB7_PANEL).locator(".jp-Cell")
+
+
+LAB = Front("jupyter_lab", lab=True)
+NB7 = Front("jupyter_notebook7", lab=False, known=NOTEBOOK7_OWN_ERRORS)
+
+
+#: ``@FRONTS``: the test runs in JupyterLab and in Notebook 7 (its ``front`` argument; it takes
+#: the server with ``request.getfixturevalue(front.fixture)``), each on the worker that has that
+#: front end's server (the group tests/conftest.py gives the server's fixture).
+FRONTS = pytest.mark.parametrize(
+    "front",
+    [
+        pytest.param(f, id=group, marks=pytest.mark.xdist_group(group))
+        for f in (LAB, NB7)
+        for group in [SERVER_FIXTURES[f.fixture]]
+    ],
+)
+
+
 # The last ``data-history`` of every widget view the page ever had (a view of the same model
 # rendered again, e.g. after a reload, starts a history of its own).
 COLLECT_HISTORIES = """
@@ -131,7 +198,9 @@ def streamed_line_counts(page: Page) -> list[tuple[int, int]]:
 
 def set_lab_theme(page: Page, theme: str) -> None:
     page.evaluate(
-        "(theme) => window.jupyterapp.commands.execute('apputils:change-theme', {theme})", theme
+        "async (theme) => { await window.jupyterapp.commands.execute('apputils:change-theme', "
+        "{theme}); }",
+        theme,
     )
     # ...and its stylesheet loaded: switching again while JupyterLab still loads the previous
     # theme's <link> makes its theme manager remove a node twice (a console error of its own).
@@ -228,3 +297,26 @@ def compare_with_baseline(page: Page, shot: bytes, baseline: Any, update: bool, 
         f"{baseline.name}: {result['differ']} of {result['total']} pixels differ ({share:.2%}, "
         f"at most {PIXEL_TOLERANCE:.1%}); the new screenshot is {out / baseline.name}"
     )
+
+
+def saved_live_views(nb: dict[str, Any]) -> list[str]:
+    """The live views a notebook saved through the server keeps (issue 23 item 1: a page
+    reloaded while the kernel runs shows them again), checked for what the file holds of each:
+    the widget view alone with an empty text, its model a placeholder (the core Output widget,
+    which shows nothing), no anywidget model (~100 KB of our JavaScript each). Their model ids.
+    """
+    from applypatch_ext.live_views import OUTPUT_KEY, PLACEHOLDER, WIDGET_STATE, WIDGET_VIEW
+
+    views = [
+        o
+        for cell in nb["cells"]
+        for o in cell.get("outputs", [])
+        if "live" in o.get("metadata", {}).get(OUTPUT_KEY, {})
+    ]
+    state = nb.get("metadata", {}).get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    for view in views:
+        assert set(view["data"]) == {WIDGET_VIEW, "text/plain"}, view["data"]
+        assert "".join(view["data"]["text/plain"]) == ""
+        assert state[view["data"][WIDGET_VIEW]["model_id"]] == PLACEHOLDER
+    assert not [m for m in state.values() if m.get("model_name") == "AnyModel"]
+    return [v["data"][WIDGET_VIEW]["model_id"] for v in views]

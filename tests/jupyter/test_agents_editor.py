@@ -14,7 +14,7 @@ from agents.testing import ScriptedModel, assistant_message
 
 from applypatch_ext.core.turn.events import ApplyPatchApprovalRequest
 from applypatch_ext.core.turn.options import PipelineOptions
-from applypatch_ext.jupyter.agents import PipelineEditor
+from applypatch_ext.jupyter.magics.agents import PipelineEditor
 
 set_tracing_disabled(True)  # no trace export: nothing leaves the machine
 

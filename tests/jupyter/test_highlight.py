@@ -1,5 +1,5 @@
-"""The diff view's syntax colouring (applypatch_ext/jupyter/highlight.py), against real
-Pygments, real files verified and applied by the real pipeline, and real TurnDiffs."""
+"""The diff view's syntax colouring (applypatch_ext/jupyter/records/highlight.py, sources.py),
+against real Pygments, real files verified and applied by the real pipeline, and real TurnDiffs."""
 
 from __future__ import annotations
 
@@ -13,14 +13,15 @@ import pytest
 from applypatch_ext.core.apply.diff import unified_diff
 from applypatch_ext.core.apply.verify import verify_patch
 from applypatch_ext.core.parse.parser import parse_patch
-from applypatch_ext.jupyter import highlight
-from applypatch_ext.jupyter.highlight import (
+from applypatch_ext.jupyter.records import highlight
+from applypatch_ext.jupyter.records import sources as sources_module
+from applypatch_ext.jupyter.records.highlight import highlight_lines
+from applypatch_ext.jupyter.records.sources import (
     EXPAND_WINDOW,
     MAX_LINE_CHARS,
     MAX_LINES,
     call_sources,
     file_sources,
-    highlight_lines,
     hunk_lines,
     sources_size,
     turn_sources,
@@ -133,8 +134,8 @@ def test_the_old_text_of_an_update_is_recovered_from_its_diff() -> None:
                 del lines[i]
         new = "".join(lines)
         diff = unified_diff(old, new, context_radius=1)
-        assert highlight._reverse(new, diff) == old, (old, new, diff)
-    assert highlight._reverse("a\n", "@@ -5,1 +5,1 @@\n-x\n+y\n") is None
+        assert sources_module._reverse(new, diff) == old, (old, new, diff)
+    assert sources_module._reverse("a\n", "@@ -5,1 +5,1 @@\n-x\n+y\n") is None
 
 
 def _verify(tmp_path: Path, patch: str) -> Any:
@@ -223,11 +224,11 @@ def test_turn_sources_colour_the_turn_diffs_own_lines(run_magic: Magic, tmp_path
 
 def test_only_the_lines_shown_are_lexed_with_a_lead_in_for_the_lexers_state() -> None:
     plain = ["x = 1"] * 50 + ['s = """start', "inside", 'end"""'] + ["y = 2"] * 50
-    lines = highlight.coloured("a.py", plain, [52, 100], room=10)
+    lines = sources_module.coloured("a.py", plain, [52, 100], room=10)
     assert list(lines) == [52, 100]
     assert classes(lines[52]) == {"inside": "s"}  # the string opened on the line before
     assert classes(lines[100])["2"] == "n"
-    assert list(highlight.coloured("a.py", plain, range(1, 104), room=3)) == [1, 2, 3]
+    assert list(sources_module.coloured("a.py", plain, range(1, 104), room=3)) == [1, 2, 3]
 
 
 def test_a_long_file_with_many_chunks_sends_a_bounded_coloured_part(tmp_path: Path) -> None:
@@ -241,7 +242,7 @@ def test_a_long_file_with_many_chunks_sends_a_bounded_coloured_part(tmp_path: Pa
         _verify(tmp_path, f"*** Begin Patch\n*** Update File: big.py\n{chunks}*** End Patch")
     )
     entry = sources[str(tmp_path / "big.py")]
-    assert sources_size(sources) == highlight.MAX_FILE_LINES
+    assert sources_size(sources) == sources_module.MAX_FILE_LINES
     assert entry["cut"] is True and entry["new_lines"] == 10_000
     old = side(entry, "old")
     assert len(old) == 100  # every removed line is coloured: they come first
@@ -271,7 +272,7 @@ def test_colouring_stops_when_its_time_is_up_and_says_so(
 ) -> None:
     # No time at all: the first file is still coloured (the clock starts after it), the
     # others are sent plain, whole, and marked cut.
-    monkeypatch.setattr(highlight, "LEX_SECONDS", 0.0)
+    monkeypatch.setattr(sources_module, "LEX_SECONDS", 0.0)
     patch = (
         "*** Begin Patch\n"
         + "".join(f"*** Add File: f{k}.py\n+def f{k}():\n+    return {k}\n" for k in range(3))

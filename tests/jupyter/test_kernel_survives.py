@@ -12,8 +12,8 @@ import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
-from applypatch_ext.jupyter.session import SESSION
-from applypatch_ext.jupyter.view import DISPLAY_LIMIT
+from applypatch_ext.jupyter.live.session import SESSION
+from applypatch_ext.jupyter.live.view import DISPLAY_LIMIT
 
 from .conftest import Magic
 

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from applypatch_ext.core.diagnosis import KINDS, DiagnosisKind
 from applypatch_ext.core.turn.options import CallStatus
-from applypatch_ext.jupyter.vocabulary import status_meaning
+from applypatch_ext.jupyter.records.vocabulary import status_meaning
 
 from .conftest import JupyterServer, PageWatch
 from .pages import (
@@ -223,6 +224,13 @@ def test_approval_click_and_failed_call(
         }"""
     )
     assert fits == {"wraps": True, "inside": True, "cut": False}, fits
+    # the failure atlas: the kind, its meaning (from Python's table) in the kind's tooltip, where
+    diagnosis = mismatch.get_by_test_id("applypatch-dx-diagnosis")
+    expect(diagnosis).to_be_visible()
+    expect(diagnosis).to_have_attribute("data-kind", "context_not_found")
+    meaning = KINDS[DiagnosisKind.CONTEXT_NOT_FOUND].meaning
+    expect(diagnosis.locator(".applypatch-dx-kind")).to_have_attribute("title", meaning)
+    expect(diagnosis).to_contain_text("greet.py line 1")
     mismatch.screenshot(path=str(artifacts_dir / "widget-explanation.png"))
 
     # the AskUser call stops and asks
@@ -245,6 +253,7 @@ def test_approval_click_and_failed_call(
     expect(delta.locator("[data-state=missing]")).to_contain_text("a2.txt")
     expect(delta).to_contain_text("inexact")
     expect(failing.locator(".applypatch-stderr")).to_contain_text("Failed to write file")
+    expect(failing.get_by_test_id("applypatch-dx-diagnosis")).to_contain_text("io_error")
     expect(
         failing.get_by_test_id("applypatch-stage").locator(".applypatch-stage-failed")
     ).to_have_text(["applying"])
@@ -307,7 +316,7 @@ DIFF_VIEW = "\n".join(
 )
 FILL_SOURCES = """
 import ipywidgets.widgets.widget as _w
-from applypatch_ext.jupyter.widget import ApplyPatchWidget
+from applypatch_ext.jupyter.live.widget import ApplyPatchWidget
 view = [w for w in _w._instances.values() if isinstance(w, ApplyPatchWidget)][-1]
 print("FILLED", len(view.sources), len(view.turn_sources))
 """
@@ -511,7 +520,9 @@ def test_the_diff_view_is_labelled_for_screen_readers(
         app.get_by_role("button", name=re.compile(r"^Show \d+ unchanged lines$")).first
     ).to_be_visible()
     turn = widget.get_by_test_id("applypatch-turn-diff")
-    turn.locator("summary").first.click()  # closed under the call's own changes
+    # closed under the call's own changes; opened as a click does (the toggle event draws it),
+    # without a click a busy page can land while the diff above is still laid out
+    turn.evaluate("(section) => { section.open = true; }")
     expect(turn.get_by_role("button", name="show the diff --git and index lines")).to_be_visible()
     expect(turn.get_by_role("button", name="download the TurnDiff as turn.diff")).to_be_visible()
     watch.check()

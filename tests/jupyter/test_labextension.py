@@ -16,6 +16,8 @@ import pytest
 from hatchling.builders.wheel import WheelBuilder
 from jupyter_core.paths import jupyter_path
 
+from applypatch_ext.live_views import OUTPUT_KEY
+
 ROOT = Path(__file__).resolve().parents[2]
 BUILT = ROOT / "applypatch_ext" / "labextension"
 NAME = "applypatch-ext"
@@ -35,6 +37,15 @@ def test_the_committed_build_is_that_of_the_sources() -> None:
         assert hashlib.sha256((ROOT / path).read_bytes()).hexdigest() == digest, (
             f"{path} changed since the last `make labextension`"
         )
+
+
+def test_the_output_key_is_the_one_python_marks_outputs_with() -> None:
+    """The labextension finds a record's outputs by the key Python marks them with
+    (``live_views.OUTPUT_KEY``): plain JavaScript with no build step of ours cannot import it,
+    so the one literal there must be the same word."""
+    source = (ROOT / "labextension/src/records.js").read_text()
+    assert re.findall(r"export const OUTPUT_KEY = '([^']*)';", source) == [OUTPUT_KEY]
+    assert source.count(f"'{OUTPUT_KEY}'") == 1  # every other use goes through the constant
 
 
 def test_the_build_loads_its_entry_and_shares_codemirror() -> None:
@@ -73,7 +84,8 @@ def test_jupyterlab_lists_it_enabled_and_ok() -> None:
         check=True,
     )
     listing = re.sub(r"\x1b\[[0-9;]*m", "", proc.stdout + proc.stderr)
-    assert re.search(rf"{NAME} v0\.1\.0 enabled OK \(python, applypatch_ext\)", listing), listing
+    version = re.escape(json.loads((ROOT / "labextension/package.json").read_text())["version"])
+    assert re.search(rf"{NAME} v{version} enabled OK \(python, applypatch_ext\)", listing), listing
 
 
 def test_the_wheel_ships_it_as_shared_data(tmp_path: Path) -> None:

@@ -18,8 +18,9 @@ from IPython.utils.capture import CapturedIO, capture_output
 from applypatch_ext.core.turn.faults import FAULT_SPECS
 from applypatch_ext.core.turn.options import OPTIONS, FrontEnd, options_of
 from applypatch_ext.core.turn.pacing import plan_stream
-from applypatch_ext.jupyter.result import PatchCallResult
-from applypatch_ext.jupyter.session import SESSION
+from applypatch_ext.jupyter.live.result import PatchCallResult
+from applypatch_ext.jupyter.live.session import SESSION
+from applypatch_ext.jupyter.magics.arguments import CALL_MAGIC_OWN
 
 from ..trees import snapshot_dir
 from .conftest import Magic, Run
@@ -95,7 +96,10 @@ def test_result_variable_holds_the_result_object(
     assert "**completed**" in markdown and "```diff" in markdown
     text = repr(res)
     assert text.startswith("apply_patch call-1 in ") and "completed" in text
-    assert "diff --git a/a.txt b/a.txt" in text
+    assert "  Add a.txt +1 -0\n+alpha" in text  # the call's own change, with its counts
+    # the turn's diff a summary: its files and counts (%apply_patch_turn shows the diff)
+    assert "turn diff: 2 files +1 -1" in text and "  old.txt +0 -1" in text
+    assert "diff --git" not in text
 
 
 def test_cwd_option(run_magic: Magic, tmp_path: Path) -> None:
@@ -108,6 +112,21 @@ def test_cwd_option(run_magic: Magic, tmp_path: Path) -> None:
     absolute.mkdir()
     run_magic(f"--cwd {absolute} --new-turn", ADD_B)
     assert (absolute / "b.txt").exists()
+
+
+@pytest.mark.parametrize("quote", ['"', "'"], ids=["double", "single"])
+def test_a_quoted_value_loses_its_quotes_for_every_option(
+    run_magic: Magic, ip: InteractiveShell, tmp_path: Path, quote: str
+) -> None:
+    """The options line is split as a shell splits it: IPython's own splitter kept the quotes,
+    so `--cwd "my dir"` named a folder with quotes in its name."""
+    (tmp_path / "my dir").mkdir()
+    run = run_magic(f"--cwd {quote}my dir{quote}", ADD_A)
+    assert run.widget.cwd == str(tmp_path / "my dir")
+    assert (tmp_path / "my dir" / "a.txt").read_text() == "alpha\n"
+    run_magic(f"r --new-turn --review --approve decline --reason {quote}too risky{quote}", ADD_B)
+    assert ip.user_ns["r"].output == "patch rejected by user\nThe user's reason: too risky"
+    assert "close every quote" in usage_error(run_magic, f"--reason {quote}too risky")
 
 
 def test_cwd_that_does_not_exist_is_a_usage_error(run_magic: Magic, tmp_path: Path) -> None:
@@ -513,9 +532,8 @@ def test_magic_and_turn_help_list_the_same_options_and_defaults(ip: InteractiveS
         check=True,
     ).stdout
     turn = help_options(turn_help)
-    magic_only = {o.name for o in options_of(FrontEnd.MAGIC)} - {
-        o.name for o in options_of(FrontEnd.TURN)
-    }
+    magic_table = {o.name for o in options_of(FrontEnd.MAGIC)}
+    magic_only = magic_table - {o.name for o in options_of(FrontEnd.TURN)}
     turn_only = {o.name for o in options_of(FrontEnd.TURN)} - {
         o.name for o in options_of(FrontEnd.MAGIC)
     }
@@ -528,11 +546,16 @@ def test_magic_and_turn_help_list_the_same_options_and_defaults(ip: InteractiveS
         "--accept",  # a selection fits one patch; turn runs several (docs/behaviour.md §6.7)
         "--reason",
     }
+    # the magic's own option, outside the table: a teaching notebook's answer cell
+    # (tests/jupyter/test_exercise_magic.py)
+    assert [o.name for o in CALL_MAGIC_OWN] == ["--exercise"]
+    assert "--exercise" not in {o.name for o in OPTIONS}
     assert turn_only == {"--environment"}
-    assert set(magic) - magic_only == set(turn) - turn_only
-    assert set(magic) == {o.name for o in options_of(FrontEnd.MAGIC)}
+    assert set(magic) - magic_only - {"--exercise"} == set(turn) - turn_only
+    assert set(magic) == magic_table | {"--exercise"}
     # the one default the table sets per front end: a notebook shows the stream, turn does not
-    differing = {o.name for o in OPTIONS if o.defaults}
+    calls = (FrontEnd.MAGIC, FrontEnd.TURN)  # (the desks have defaults of their own)
+    differing = {o.name for o in OPTIONS if any(fe in calls for fe, _ in o.defaults)}
     assert differing == {"--stream-chunk"}
     for name in set(magic) & set(turn) - differing:
         assert magic[name] == turn[name], name

@@ -10,8 +10,8 @@ import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
-from applypatch_ext.jupyter.magic import ApplyPatchMagics
-from applypatch_ext.jupyter.result import PatchCallResult
+from applypatch_ext.jupyter.live.result import PatchCallResult
+from applypatch_ext.jupyter.magics.magic import ApplyPatchMagics
 
 from ..trees import snapshot_dir
 from .conftest import Magic, RecordingWidget

@@ -8,6 +8,8 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
+from applypatch_ext.jupyter.live.assets import asset_path
+
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 
@@ -48,7 +50,7 @@ def test_saved_outputs_have_the_widget_and_final_fallbacks(tmp_path: Path) -> No
     assert "completed" in data["text/plain"]
     assert "running" not in data["text/plain"]
     assert "completed" in data["text/html"]
-    assert "diff --git a/headless.txt b/headless.txt" in data["text/html"]
+    assert 'data-applypatch-file="headless.txt"' in data["text/html"]
     assert set(live.data) == {WIDGET_VIEW, "text/plain"}
     model_id = live.data[WIDGET_VIEW]["model_id"]
 
@@ -57,7 +59,7 @@ def test_saved_outputs_have_the_widget_and_final_fallbacks(tmp_path: Path) -> No
     assert state["status"] == "completed"
     assert state["stage"] == "done"
     assert state["record_id"] == record_id
-    assert "export default" in state["_esm"]
+    assert state["_esm"] == asset_path("widget.js").read_text()  # the bundle, whole
 
     # --no-widget: rich output only
     [plain] = nb.cells[2].outputs

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING
 import pytest
 
 from applypatch_ext.core.turn.options import CallStatus
-from applypatch_ext.jupyter.vocabulary import status_meaning
+from applypatch_ext.jupyter.records.vocabulary import status_meaning
 
 from .conftest import JupyterServer, PageWatch
 from .pages import (
     NB7_PANEL,
+    NOTEBOOK7_OWN_ERRORS,
     WIDGET,
     collect_histories,
     expect,
@@ -26,12 +27,6 @@ if TYPE_CHECKING:
     from playwright.sync_api import Page
 
 pytestmark = pytest.mark.browser
-
-# Notebook 7.6.5 throws this while loading any notebook, with or without a widget (seen with a
-# bare `1+1` notebook): it comes from its own bundle, not from the widget's module.
-NOTEBOOK7_OWN_ERRORS = (
-    ("Cannot read properties of undefined (reading 'schema')", "/static/notebook/notebook_core."),
-)
 
 PATCH = "\n".join(
     [

@@ -1,4 +1,4 @@
-"""Patches to ``.ipynb`` files as cells (applypatch_ext/jupyter/notebooks/): the cell-level
+"""Patches to ``.ipynb`` files as cells (applypatch_ext/notebooks/): the cell-level
 diff, nbformat validation at verification (through a real Turn and through the magic in a real
 IPython shell), and the static renderers. The inputs are the repository's own teaching
 notebooks, copied to a temporary directory and edited by real patches."""
@@ -23,14 +23,16 @@ from applypatch_ext.core.apply.content_check import InvalidContent
 from applypatch_ext.core.turn.options import CallStatus, PipelineOptions
 from applypatch_ext.core.turn.policy import PermissionProfile, SandboxPolicy
 from applypatch_ext.core.turn.turn import VERIFICATION_FAILED, Turn
-from applypatch_ext.jupyter.notebooks import (
+from applypatch_ext.jupyter.records.notebooks import (
+    render_call_notebooks_html,
+    render_notebook_diff_html,
+    render_notebook_diff_markdown,
+)
+from applypatch_ext.notebooks import (
     call_notebook_views,
     delta_notebook_diffs,
     notebook_diff,
     notebook_problem,
-    render_call_notebooks_html,
-    render_notebook_diff_html,
-    render_notebook_diff_markdown,
     tracker_notebook_diffs,
     turn_notebook_diffs,
     validate_notebook,
@@ -606,8 +608,9 @@ def test_warn_applies_an_invalid_notebook_anyway(project: Path) -> None:
     _, result = apply(project, TOUR, nb, mode=InvalidContent.WARN)
     assert result.status == CallStatus.COMPLETED
     assert load(project / TOUR) == nb
-    assert "'cell_type' is missing" in result.warnings[0]
-    assert any(e.event.type == "patch_content_warning" for e in result.events)
+    [warning] = result.warnings
+    assert warning.kind == "invalid_content" and "'cell_type' is missing" in warning.message
+    assert any(e.event.type == "patch_warning" for e in result.events)
 
 
 def test_a_notebook_with_crlf_endings(project: Path) -> None:

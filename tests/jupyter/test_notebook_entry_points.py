@@ -1,11 +1,14 @@
 """Every entry point keeps an ``.ipynb`` a valid notebook (``with_notebook_check``): the cell
 magic, ``%apply_patch FILE``, ``stream_patch``, the ``turn`` and ``replay`` commands,
-``%apply_patch_replay`` and the Agents SDK editor each refuse a patch that leaves the tour
-notebook with a cell without ``cell_type``, and write nothing. Where nbformat cannot be
-imported (a real interpreter without site-packages) the check is structural and says so."""
+``%apply_patch_replay``, the Agents SDK editor and the desk (made in Python, or the ``mcp``
+command) each refuse a patch that leaves the tour notebook with a cell without ``cell_type``,
+and write nothing; no front end builds its options but through ``front_end_options``. Where
+nbformat cannot be imported (a real interpreter without site-packages) the check is structural
+and says so."""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import shutil
@@ -16,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from agents.editor import ApplyPatchOperation
 from IPython.core.interactiveshell import InteractiveShell
@@ -23,10 +27,13 @@ from IPython.core.interactiveshell import InteractiveShell
 from applypatch_ext import stream_patch
 from applypatch_ext.core.apply.content_check import InvalidContent
 from applypatch_ext.core.turn.options import PipelineOptions
-from applypatch_ext.jupyter.agents import PipelineEditor
-from applypatch_ext.jupyter.notebooks import validate_notebook, with_notebook_check
-from applypatch_ext.jupyter.notebooks.check import WITHOUT_SCHEMA
+from applypatch_ext.core.turn.turn import Turn
+from applypatch_ext.desk.desk import Desk
+from applypatch_ext.jupyter.magics.agents import PipelineEditor
+from applypatch_ext.notebooks import validate_notebook, with_notebook_check
+from applypatch_ext.notebooks.check import WITHOUT_SCHEMA
 
+from ..desk.conftest import stdio_client, text_of
 from .conftest import Magic
 from .test_notebook_cells import NOTEBOOKS, TOUR, dumps, update_patch
 
@@ -156,6 +163,22 @@ def via_agents_editor(p: Project, _: Any) -> str:
     return result.output or ""
 
 
+def via_desk_in_python(p: Project, _: Any) -> str:
+    """A desk made in Python on a bare ``Turn`` (no validator in its options)."""
+    desk = Desk(Turn(str(p.root)))
+    call = desk.start(p.patch)
+    assert call.result is not None and call.result.status == "error"
+    return call.result.output
+
+
+def via_mcp_command(p: Project, _: Any) -> str:
+    async def session() -> str:
+        async with stdio_client(p.root) as client:
+            return text_of(await client.call_tool("apply_patch", {"patch": p.patch}))
+
+    return anyio.run(session)
+
+
 ENTRY_POINTS: list[Callable[[Project, Any], str]] = [
     via_cell_magic,
     via_file_magic,
@@ -165,6 +188,8 @@ ENTRY_POINTS: list[Callable[[Project, Any], str]] = [
     via_replay_command,
     via_replay_magic,
     via_agents_editor,
+    via_desk_in_python,
+    via_mcp_command,
 ]
 
 
@@ -180,6 +205,18 @@ def test_every_entry_point_refuses_a_notebook_it_would_break(
     assert "Jupyter cannot open an invalid notebook: fix the patch" in output
     assert WITHOUT_SCHEMA not in output  # nbformat is installed here: the whole schema
     assert project.unchanged()
+
+
+def test_every_front_end_builds_its_options_through_the_factory() -> None:
+    """``front_end_options`` is the only caller of ``PipelineOptions.from_namespace``: a front
+    end cannot build its options from its command line without the notebook check."""
+    package = ROOT / "applypatch_ext"
+    callers = set()
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr == "from_namespace":
+                callers.add(path.relative_to(package).as_posix())
+    assert callers == {"notebooks/check.py"}
 
 
 def test_without_nbformat_the_check_is_structural_and_says_so(project: Project) -> None:
@@ -216,9 +253,13 @@ def test_warn_keeps_the_reference_behaviour_at_the_entry_points(project: Project
     assert code == 0
     (result,) = [line for line in lines if line["type"] == "call_result"]
     assert result["status"] == "completed"
-    (warning,) = [line for line in lines if line["type"] == "patch_content_warning"]
-    assert warning["path"] == str(project.notebook)
+    (warning,) = [line for line in lines if line["type"] == "patch_warning"]
+    assert warning["kind"] == "invalid_content" and str(project.notebook) in warning["message"]
     assert any(PROBLEM in str(value) for value in warning.values()), warning
+    # the call_result line carries the same warning
+    assert result["warnings"] == [
+        {k: v for k, v in warning.items() if k not in ("type", "call_id", "time")}
+    ]
     assert "cell_type" not in json.loads(project.notebook.read_text())["cells"][2]
 
 

@@ -12,10 +12,11 @@ from typing import Any
 from IPython.core.interactiveshell import InteractiveShell
 from markdown_it import MarkdownIt
 
-from applypatch_ext.jupyter.display import md_text, render_html, render_markdown, render_plain
-from applypatch_ext.jupyter.notebooks import call_notebook_views
-from applypatch_ext.jupyter.record import record_bundle
-from applypatch_ext.jupyter.widget import ApplyPatchWidget
+from applypatch_ext.jupyter.live.widget import ApplyPatchWidget
+from applypatch_ext.jupyter.records.display import render_html, render_markdown, render_plain
+from applypatch_ext.jupyter.records.record import record_bundle
+from applypatch_ext.markup import md_text
+from applypatch_ext.notebooks import call_notebook_views
 
 from .conftest import Magic
 from .test_notebook_cells import NOTEBOOKS, TOUR, dumps, update_patch
@@ -184,9 +185,11 @@ def test_the_turndiff_shows_as_cells_in_the_widget_and_every_fallback(
     html = second._repr_html_()
     assert html.count("<i>in the TurnDiff</i>") == 1
     assert html.index("<i>committed</i>") < html.index("<i>in the TurnDiff</i>")
+    # a record's TurnDiff is a summary: the turn's notebook named, its cells where the turn is
     turn_part = html[html.index("<i>in the TurnDiff</i>") :]
-    assert "changed · cell 0 id cell-00 · markdown" in turn_part
-    assert "changed · cell 5 id cell-05" in turn_part
+    assert "changed · cell 0 id cell-00 · markdown" not in turn_part
+    assert "2 changed, " in turn_part
+    assert "%apply_patch_turn` shows the turn&#x27;s notebooks as cells" in turn_part
     markdown = second._repr_markdown_()
     assert (
         "*in the TurnDiff*" in markdown
@@ -199,6 +202,7 @@ def test_the_turndiff_shows_as_cells_in_the_widget_and_every_fallback(
     # %apply_patch_turn shows the turn's notebooks as cells beside its diff
     (shown,) = run_magic.line("apply_patch_turn").outputs
     assert "<i>in the TurnDiff</i>" in shown.data["text/html"]
+    assert "changed · cell 0 id cell-00 · markdown" in shown.data["text/html"]
     assert "changed · cell 5 id cell-05" in shown.data["text/html"]
     assert "*in the TurnDiff*\n\n**notebook**" in shown.data["text/markdown"]
     assert shown.data["text/plain"] == second.turn_diff  # the diff, to copy

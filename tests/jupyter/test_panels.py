@@ -1,19 +1,22 @@
-"""The static views of a call's review and undo panel (jupyter/panels.py): bounded, and no file
-name or content can break what shows them (the same rules as display.py's)."""
+"""The static views of a call's review and undo panel (jupyter/records/panels.py): bounded,
+and no file name or content can break what shows them (the same rules as display.py's)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from applypatch_ext.jupyter.display import render_html, render_markdown, render_plain
-from applypatch_ext.jupyter.panels import (
+from applypatch_ext.core.turn.review import file_label
+from applypatch_ext.jupyter.live.widget import ApplyPatchWidget
+from applypatch_ext.jupyter.records.conflicts import (
     CONFLICTS,
     VERSION_CHARS,
     bounded_conflict,
     bounded_state,
     version_text,
 )
-from applypatch_ext.jupyter.widget import ApplyPatchWidget
+from applypatch_ext.jupyter.records.display import render_html, render_markdown, render_plain
+
+from .js_samples import review_sample
 
 HOSTILE = "x\x1b[2J\u202e`<img src=x onerror=alert(1)>.txt"
 
@@ -51,6 +54,7 @@ def test_hostile_names_and_contents_are_harmless_in_every_view() -> None:
                 "whole": True,
                 "text": f"*** Add File: {HOSTILE}\n+\x1b]0;pwned\x07",
                 "chunks": [],
+                "label": file_label(f"/w/{HOSTILE}", "add", None, 0, "/w"),
             }
         ],
     }
@@ -74,6 +78,20 @@ def test_hostile_names_and_contents_are_harmless_in_every_view() -> None:
     assert "last undo (call-2): error" in plain
 
 
+def test_the_records_review_shows_the_words_python_gives_the_widget() -> None:
+    """The labels and fuzzy notes of review_files, the very ones the widget shows (the node
+    tests render the same sample), in every view of the record."""
+    review = review_sample()
+    shown = state(review={**review, "patch": "p"})
+    plain, markdown, html = render_plain(shown), render_markdown(shown), render_html(shown)
+    words = [f["label"] for f in review["files"]]
+    words += [c[key] for f in review["files"] for c in f["chunks"] for key in ("label", "note")]
+    for text in (plain, markdown.replace("\\", ""), html.replace("&#x27;", "'")):
+        assert all(word in text for word in words if word), text
+    assert "a.txt chunk 2 of 3, line 4\n      matched by the rstrip pass: the file's text " in plain
+    assert "differs from the patch's (patch 'four', file 'four  ')" in plain
+
+
 def test_versions_and_conflicts_are_bounded_with_a_marker() -> None:
     huge_line = "y" * (VERSION_CHARS * 3)
     cut = bounded_state(version(huge_line + "\nsecond\n"))
@@ -91,3 +109,20 @@ def test_versions_and_conflicts_are_bounded_with_a_marker() -> None:
     assert "undo: call 1 of 1 in turn-1 · undo of call-1" in plain
     assert plain.count("--- as the call left it") == CONFLICTS
     assert "… 3 more conflicting files" in plain
+
+
+def test_an_undo_or_redo_panel_says_statuses_in_words() -> None:
+    """Issue 23 item 10: the last undo's or redo's status as the vocabulary says it, never the
+    raw name ("awaiting-approval"), in every representation of the record."""
+    for kind in ("undo", "redo"):
+        last = {
+            "kind": kind,
+            "call_id": "call-2",
+            "status": "awaiting-approval",
+            "approval": {"files": ["/w/u.txt"], "request_id": "r"},
+        }
+        undo = {"place": {"index": 1, "count": 2, "turn_id": "turn-1"}, "can_undo": True}
+        shown = state(undo={**undo, "last": last})
+        for text in (render_plain(shown), render_markdown(shown), render_html(shown)):
+            assert f"last {kind} (call-2): waiting for approval" in text.replace("\\", "")
+            assert "awaiting-approval" not in text

@@ -13,6 +13,7 @@ import pytest
 
 from .conftest import JupyterServer, PageWatch
 from .pages import (
+    NOTEBOOK7_OWN_ERRORS,
     WIDGET,
     expect,
     open_lab_notebook,
@@ -21,7 +22,6 @@ from .pages import (
     run_nb7_cells,
     set_lab_theme,
 )
-from .test_notebook7 import NOTEBOOK7_OWN_ERRORS
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
@@ -65,8 +65,11 @@ def type_lines(page: Page, editor: Locator, lines: list[str]) -> None:
         page.keyboard.type(line)
 
 
-def check_typed_patch(page: Page, cells: Locator, path: str | None) -> None:
-    """Cell 1 gets the patch, cell 2 Python (the control: there Enter indents)."""
+def check_typed_patch(
+    page: Page, cells: Locator, path: str | None, python_mime: str = "text/x-ipython"
+) -> None:
+    """Cell 1 gets the patch, cell 2 Python (the control: there Enter indents); a Python cell
+    is ``python_mime`` (the kernel's: JupyterLite's Pyodide kernel says text/x-python)."""
     type_lines(page, cells.nth(1).locator(".cm-content"), TYPED)
     type_lines(page, cells.nth(2).locator(".cm-content"), ["def g():", "return 1"])
 
@@ -75,7 +78,7 @@ def check_typed_patch(page: Page, cells: Locator, path: str | None) -> None:
     assert state[1]["mime"] == PATCH_MIME
     # the same keys in a Python cell indent after the colon: the patch cell is what differs
     assert state[2]["source"] == "def g():\n    return 1"
-    assert state[2]["mime"] == "text/x-ipython"
+    assert state[2]["mime"] == python_mime
 
     # each line highlighted by its kind, in the order typed
     patch_lines = cells.nth(1).locator(".cm-line")

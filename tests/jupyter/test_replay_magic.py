@@ -10,12 +10,14 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
-from applypatch_ext.jupyter import replay as replay_module
-from applypatch_ext.jupyter.replay import ReplayResult, ReplayStepper
+from applypatch_ext.jupyter.magics import replay as replay_module
+from applypatch_ext.jupyter.magics.replay import ReplayResult, ReplayStepper
 
 from ..rollouts import project_after, project_before, rollout_path
 from ..trees import snapshot_dir
 from .conftest import RecordingWidget
+
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def run(ip: InteractiveShell, line: str) -> list[dict[str, object]]:
@@ -129,7 +131,7 @@ def test_turn_option_and_edited_recording(ip: InteractiveShell, tmp_path: Path) 
     ("line", "message"),
     [
         ("missing.jsonl --cwd .", "%apply_patch_replay: cannot read missing.jsonl: "),
-        ("{rollout}", "%apply_patch_replay: the session's recorded working directory /tmp/"),
+        ("{rollout}", "%apply_patch_replay: the session was recorded in /tmp/"),
         ("{rollout} --cwd nowhere", "%apply_patch_replay: working directory not found: "),
         ("{rollout} --cwd . --turn 7", "%apply_patch_replay: "),
         (
@@ -137,11 +139,19 @@ def test_turn_option_and_edited_recording(ip: InteractiveShell, tmp_path: Path) 
             "%apply_patch_replay: --approve must be one of approve, ",
         ),
         ("{rollout} --cwd . --sandbox open", "%apply_patch_replay: --sandbox must be one of "),
+        (
+            "{readme} --cwd .",
+            "%apply_patch_replay: {readme}: not a Codex session file: none of its ",
+        ),
     ],
-    ids=["no-file", "no-recorded-cwd", "bad-cwd", "no-turn", "bad-approve", "bad-sandbox"],
+    ids=[
+        *("no-file", "no-recorded-cwd", "bad-cwd", "no-turn", "bad-approve", "bad-sandbox"),
+        "not-a-session",
+    ],
 )
 def test_user_errors_are_usage_errors(ip: InteractiveShell, line: str, message: str) -> None:
-    line = line.format(rollout=rollout_path("0.163.0", "session"))
+    names = {"rollout": rollout_path("0.163.0", "session"), "readme": README}
+    line, message = line.format(**names), message.format(**names)
     with pytest.raises(UsageError) as info:
         run(ip, line)
     assert type(info.value) is UsageError

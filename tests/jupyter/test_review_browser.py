@@ -1,7 +1,8 @@
-"""The review in a real JupyterLab in Debian's Chromium (issue 17, items 1 and 3): a chunk
-toggled off by the keyboard, the Approve button that then follows the ticks and says so (and is
-off while nothing is ticked), the files on disk after it; a decline with a reason typed into the
-box beside Decline, and the model's output that says it."""
+"""The review in a real JupyterLab in Debian's Chromium (issue 17, items 1 and 3): every file
+and chunk labelled in Python's words (review_files), a chunk toggled off by the keyboard, the
+Approve button that then follows the ticks and says so (and is off while nothing is ticked),
+the files on disk after it; a decline with a reason typed into the box beside Decline, and the
+model's output that says it."""
 
 from __future__ import annotations
 
@@ -9,6 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+
+from applypatch_ext.core.apply.fs import LocalFilesystem
+from applypatch_ext.core.parse.parser import parse_patch
+from applypatch_ext.core.turn.review import review_files
 
 from .conftest import JupyterServer, PageWatch
 from .pages import WIDGET, expect, open_lab_notebook, run_lab_cells
@@ -65,9 +70,16 @@ def test_toggle_a_chunk_off_approve_follows_the_ticks_and_decline_with_a_reason(
     # every file and chunk has a labelled checkbox, all ticked, its diff beside it
     review = partial.get_by_test_id("applypatch-review")
     expect(review).to_be_visible(timeout=30_000)
-    second = partial.get_by_role("checkbox", name="chunk 2 of 3 of a.txt")
+    # each labelled in exactly Python's words: the labels review_files gives the kernel
+    asked = review_files(parse_patch(PATCH), str(root), LocalFilesystem())
+    labels = [text for f in asked for text in (f["label"], *(c["label"] for c in f["chunks"]))]
+    assert labels[2] == "a.txt chunk 2 of 3, line 4"
+    boxes = partial.get_by_role("checkbox")
+    expect(boxes).to_have_count(5)  # a.txt, its 3 chunks, b.txt
+    assert [box.get_attribute("aria-label") for box in boxes.all()] == labels
+    expect(partial.locator(".applypatch-review-toggle")).to_have_text(labels)
+    second = partial.get_by_role("checkbox", name=labels[2], exact=True)
     expect(second).to_be_checked()
-    expect(partial.get_by_role("checkbox")).to_have_count(5)  # a.txt, its 3 chunks, b.txt
     expect(review).to_contain_text("+FIVE")
     # off by the keyboard: focus and space
     second.focus()

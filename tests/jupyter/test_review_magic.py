@@ -12,7 +12,7 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
-from applypatch_ext.core.turn.stages import CHANGED_WHILE_WAITING, SELECTION_REASON
+from applypatch_ext.core.turn.stages import CHANGED_WHILE_WAITING
 from tests.trees import snapshot_dir_with_modes
 
 from .conftest import Magic
@@ -112,8 +112,8 @@ def test_partial_approval_from_the_widget(run_magic: Magic, tmp_path: Path) -> N
     run = run_magic(WAIT, PATCH)
     widget = run.widget
     # what Approve sends while some are unticked (js/widget.js reviewAccept): JSON lists
-    widget._handle_custom_msg(
-        {"type": "approval", "decision": "approve", "accept": {"a.txt": [1], "c.txt": True}}, []
+    widget.answer(
+        {"type": "approval", "decision": "approve", "accept": {"a.txt": [1], "c.txt": True}}
     )
     assert widget.status == "completed"
     assert snapshot_dir_with_modes(tmp_path) == {
@@ -135,9 +135,7 @@ def test_a_bad_selection_from_the_widget_is_shown_not_raised(
     setup_files(tmp_path)
     run = run_magic(WAIT, PATCH)
     widget = run.widget
-    widget._handle_custom_msg(
-        {"type": "approval", "decision": "approve", "accept": {"z.txt": True}}, []
-    )
+    widget.answer({"type": "approval", "decision": "approve", "accept": {"z.txt": True}})
     assert widget.status == "awaiting-approval"
     assert widget.review["error"] == (
         "accept: 'z.txt' is not a path of this patch; its paths are: a.txt, b.txt, c.txt"
@@ -145,14 +143,10 @@ def test_a_bad_selection_from_the_widget_is_shown_not_raised(
     assert (tmp_path / "c.txt").exists() and not (tmp_path / "b.txt").exists()
     # the same refusal twice still reaches the view (cleared, then set again)
     widget.changed.clear()
-    widget._handle_custom_msg(
-        {"type": "approval", "decision": "approve", "accept": {"z.txt": True}}, []
-    )
+    widget.answer({"type": "approval", "decision": "approve", "accept": {"z.txt": True}})
     assert widget.changed.count("review") == 2 and "error" in widget.review
     # then a valid answer goes through
-    widget._handle_custom_msg(
-        {"type": "approval", "decision": "approve", "accept": {"b.txt": True}}, []
-    )
+    widget.answer({"type": "approval", "decision": "approve", "accept": {"b.txt": True}})
     assert widget.status == "completed" and widget.review == {}
     assert (tmp_path / "b.txt").read_text() == "bee\n" and (tmp_path / "c.txt").exists()
 
@@ -173,7 +167,7 @@ def test_partial_approval_from_the_magic(
     assert decision["accept"] == {"a.txt": [0, 2], "b.txt": True, "c.txt": False}
 
 
-def test_the_magics_selection_outside_the_root_is_asked_for_again(
+def test_the_magics_selection_outside_the_root_is_approved_by_its_answer(
     run_magic: Magic, ip: InteractiveShell, tmp_path: Path
 ) -> None:
     root, outside = tmp_path / "root", tmp_path / "outside"
@@ -185,21 +179,36 @@ def test_the_magics_selection_outside_the_root_is_asked_for_again(
         "*** Begin Patch\n*** Update File: in.txt\n@@\n-in\n+IN\n"
         f"*** Update File: {outside}/out.txt\n@@\n-out\n+OUT\n*** End Patch"
     )
-    # asked: the whole patch reaches outside; the selection still does, so it is asked too
+    # asked: the whole patch reaches outside; the request showed out.txt, so approving it
+    # approves it
     run = run_magic(f"result --cwd {root} --stream-chunk 0 --exclude-tmp", patch)
     result = ip.user_ns["result"]
     result.decide("approve", accept={f"{outside}/out.txt": True})
-    assert result.status == "awaiting-approval"
-    assert run.widget.approval["reason"] == SELECTION_REASON
-    assert run.widget.review["patch"] == (
-        f"*** Begin Patch\n*** Update File: {outside}/out.txt\n@@\n-out\n+OUT\n*** End Patch"
-    )
-    assert run.widget.review["selectable"] is False
-    assert list(run.widget.proposed) == [f"{outside}/out.txt"]  # the selection's own diff
-    assert (outside / "out.txt").read_text() == "out\n"
-    result.decide("approve")
     assert result.status == "completed"
+    assert run.widget.status == "completed"
     assert (outside / "out.txt").read_text() == "OUT\n" and (root / "in.txt").read_text() == "in\n"
+
+
+def test_untrusted_approving_a_selection_from_the_magic_approves_it(
+    run_magic: Magic, ip: InteractiveShell, tmp_path: Path
+) -> None:
+    (tmp_path / "a.txt").write_text("one\ntwo\n")
+    (tmp_path / "b.txt").write_text("bee\n")
+    patch = (
+        "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n@@\n-two\n+TWO\n"
+        "*** Update File: b.txt\n@@\n-bee\n+BEE\n*** End Patch"
+    )
+    run = run_magic("waiting --approval-policy untrusted --stream-chunk 0", patch)
+    waiting = ip.user_ns["waiting"]
+    assert waiting.status == "awaiting-approval"
+    waiting.decide("approve", accept={"a.txt": [0], "b.txt": False})
+    assert waiting.status == "completed"
+    assert run.widget.status == "completed" and not run.widget.approval
+    assert (tmp_path / "a.txt").read_text() == "ONE\ntwo\n"
+    assert (tmp_path / "b.txt").read_text() == "bee\n"
+    assert waiting.stdout.endswith(
+        "not applied, by the user: a.txt chunk 2 of 2\nnot applied, by the user: b.txt\n"
+    )
 
 
 @pytest.mark.parametrize(
@@ -279,8 +288,8 @@ def test_a_decline_with_a_reason_from_the_widget(
     setup_files(tmp_path)
     before = snapshot_dir_with_modes(tmp_path)
     run = run_magic(WAIT, PATCH)
-    run.widget._handle_custom_msg(
-        {"type": "approval", "decision": "decline", "reason": "keep c.txt, it is used"}, []
+    run.widget.answer(
+        {"type": "approval", "decision": "decline", "reason": "keep c.txt, it is used"}
     )
     result = ip.user_ns["result"]
     expected = "patch rejected by user\nThe user's reason: keep c.txt, it is used"
@@ -340,28 +349,36 @@ def test_the_record_of_a_waiting_call_shows_its_review(run_magic: Magic, tmp_pat
     record = _record(run)
     plain = record["text/plain"]
     assert "review: 3 files, 3 chunks, each to apply or leave out" in plain
-    assert "  a.txt (updated, 3 chunks)\n    chunk 1 of 3, line 1\n      @@\n      -one" in plain
-    assert "    chunk 2 of 3, line 4\n      @@\n       four\n      -five\n      +FIVE" in plain
+    assert (
+        "  a.txt (updated, 3 chunks)\n    a.txt chunk 1 of 3, line 1\n      @@\n      -one" in plain
+    )
+    assert (
+        "    a.txt chunk 2 of 3, line 4\n      @@\n       four\n      -five\n      +FIVE" in plain
+    )
     assert "  b.txt (added, all or nothing)\n    *** Add File: b.txt\n    +bee" in plain
     assert "  c.txt (deleted, all or nothing)" in plain
-    assert "`chunk 2 of 3, line 4`" in record["text/markdown"]
+    assert "`a.txt chunk 2 of 3, line 4`" in record["text/markdown"]
+    # the record shows exactly the labels the widget is sent (review.review_files)
+    labels = [f["label"] for f in run.widget.review["files"]]
+    labels += [c["label"] for f in run.widget.review["files"] for c in f["chunks"]]
+    assert all(f"`{label}`" in record["text/markdown"] for label in labels)
     html = record["text/html"]
     assert 'class="applypatch-review"' in html and "+FIVE" in html
     # once answered, the record shows no review any more
     with capture_output():
-        run.widget._handle_custom_msg({"type": "approval", "decision": "decline"}, [])
+        run.widget.answer({"type": "approval", "decision": "decline"})
     assert run.widget.status == "declined"
     assert "review:" not in record_of(run.widget)["text/plain"]
 
 
 def record_of(widget: object) -> dict[str, str]:
-    from applypatch_ext.jupyter.record import record_bundle
+    from applypatch_ext.jupyter.records.record import record_bundle
 
     return record_bundle(widget.record_id, widget.state_json())  # type: ignore[attr-defined]
 
 
 def test_a_reviews_record_is_bounded(run_magic: Magic, tmp_path: Path) -> None:
-    from applypatch_ext.jupyter.panels import REVIEW_CHARS, REVIEW_ITEMS, REVIEW_LINES
+    from applypatch_ext.jupyter.records.panels import REVIEW_CHARS, REVIEW_ITEMS, REVIEW_LINES
 
     body = "".join(f"+line {i}\n" for i in range(REVIEW_LINES + 25))
     adds = "".join(f"*** Add File: f{i}.txt\n{body}" for i in range(REVIEW_ITEMS + 7))
@@ -389,13 +406,12 @@ def test_approve_for_session_with_ticks_off_grants_only_what_it_wrote(
     widget = run.widget
     assert widget.status == "awaiting-approval" and widget.review["selectable"] is True
     # what "Approve selected for session" sends with two.txt unticked (js/widget.js)
-    widget._handle_custom_msg(
+    widget.answer(
         {
             "type": "approval",
             "decision": "approve-for-session",
             "accept": {"../one.txt": True, "../two.txt": False},
-        },
-        [],
+        }
     )
     assert widget.status == "completed"
     assert (tmp_path / "one.txt").read_text() == "1\n" and not (tmp_path / "two.txt").exists()

@@ -17,13 +17,15 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from applypatch_ext.jupyter.vocabulary import status_meaning
+from applypatch_ext.core.diagnosis import KINDS, DiagnosisKind
+from applypatch_ext.jupyter.records.vocabulary import status_meaning
 
 from .conftest import JupyterServer, PageWatch
 from .pages import (
     LAB_KERNEL_READY,
     NB7_KERNEL_READY,
     NB7_PANEL,
+    NOTEBOOK7_OWN_ERRORS,
     WIDGET,
     compare_with_baseline,
     expect,
@@ -31,17 +33,16 @@ from .pages import (
     open_nb7_notebook,
     run_lab_cells,
     run_nb7_cells,
+    saved_live_views,
     set_lab_theme,
     steady_screenshot,
 )
-from .test_notebook7 import NOTEBOOK7_OWN_ERRORS
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
 
 pytestmark = pytest.mark.browser
 
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WAITING = status_meaning("awaiting-approval")["label"]
 RECORD = ".applypatch-static"
 STREAMED = "\n".join(
@@ -58,7 +59,7 @@ FAILING = "\n".join(
 ASKING = "\n".join(["*** Begin Patch", "*** Add File: asked.txt", "+yes", "*** End Patch"])
 CLOSE_SECOND = """
 import ipywidgets.widgets.widget as _w
-from applypatch_ext.jupyter.widget import ApplyPatchWidget
+from applypatch_ext.jupyter.live.widget import ApplyPatchWidget
 _views = [w for w in _w._instances.values() if isinstance(w, ApplyPatchWidget)]
 _views[1].close()
 print("CLOSED", len(_views))
@@ -95,9 +96,9 @@ def _saved(server: JupyterServer, name: str, calls: int = 3) -> dict[str, Any]:
         time.sleep(0.2)
 
 
-def _check_saved_file(nb: dict[str, Any], final: list[str]) -> None:
+def _check_saved_file(nb: dict[str, Any], final: list[str], views: int) -> None:
     outputs = [o for cell in nb["cells"] for o in cell.get("outputs", [])]
-    assert not [o for o in outputs if WIDGET_VIEW in o.get("data", {})], "a live view was saved"
+    assert len(saved_live_views(nb)) == views  # each a placeholder: the kernel's model or none
     texts = ["".join(o["data"].get("text/plain", "")) for o in outputs if "data" in o]
     statuses = [t.splitlines()[0] for t in texts if t.startswith("apply_patch ")]
     assert len(statuses) == len(final) and all(
@@ -117,6 +118,12 @@ def _check_reopened(panel: Locator, page: Page, final: list[str]) -> None:
     expect(page.get_by_text("Error displaying widget")).to_have_count(0)
     expect(page.get_by_text("Loading widget")).to_have_count(0)
     expect(panel.locator(WIDGET)).to_have_count(0)
+    # each live view's placeholder (no kernel has its model): rendered, taking no room
+    placeholders = panel.locator(".jp-OutputArea-child", has=page.locator(".widget-output"))
+    expect(placeholders.first).to_be_attached(timeout=30_000)
+    assert placeholders.count() == len(final)
+    for index in range(len(final)):
+        expect(placeholders.nth(index)).to_be_hidden()  # no box: its Output widget is hidden
     font = records.first.locator("details pre").first.evaluate(
         "(pre) => getComputedStyle(pre).fontFamily"
     )
@@ -151,6 +158,11 @@ def test_saved_notebook_reopens_in_lab_with_every_result(
     widgets = panel.locator(WIDGET)
     expect(widgets).to_have_count(3, timeout=30_000)
     expect(widgets.nth(1).get_by_test_id("applypatch-status")).to_have_text("error")
+    # the failure atlas's section: the kind, what it means (from Python), where
+    diagnosis = widgets.nth(1).get_by_test_id("applypatch-dx-diagnosis")
+    expect(diagnosis).to_contain_text("missing_file")
+    expect(diagnosis).to_contain_text(KINDS[DiagnosisKind.MISSING_FILE].meaning)
+    expect(diagnosis).to_contain_text("patch line 2, missing.txt")
     expect(widgets.nth(2).get_by_test_id("applypatch-status")).to_have_text(WAITING, timeout=30_000)
     expect(panel.locator(f"{RECORD}:visible")).to_have_count(0)
     # a view that goes (its widget closed) shows its record again
@@ -162,12 +174,13 @@ def test_saved_notebook_reopens_in_lab_with_every_result(
     second = panel.locator(".jp-Cell").nth(2).locator(RECORD)
     expect(second).to_be_visible()
     expect(second).to_contain_text("error")
+    expect(second).to_contain_text("missing_file")
     page.screenshot(path=str(artifacts_dir / "live.png"))
 
     # save, shut the kernel down, reopen
     page.evaluate(f"async (path) => {{ await ({LAB_PANEL_JS})(path).context.save(); }}", name)
     nb = _saved(jupyter_lab, name)
-    _check_saved_file(nb, FINAL)
+    _check_saved_file(nb, FINAL, 3)  # the closed one's too: a placeholder no kernel fills
     page.evaluate(
         f"async (path) => {{ await ({LAB_PANEL_JS})(path).sessionContext.shutdown(); }}", name
     )
@@ -175,6 +188,14 @@ def test_saved_notebook_reopens_in_lab_with_every_result(
     page.wait_for_function(LAB_KERNEL_READY, arg=name, timeout=90_000, polling=100)
     reopened = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
     _check_reopened(reopened, page, FINAL)
+    # the kernel that held the waiting call is gone: its record says how a call is answered
+    # (its live view, `%apply_patch_turn`) and that nothing of this one was written
+    expect(reopened.locator(RECORD).nth(2)).to_contain_text("A restarted kernel has forgotten")
+    # the record of the failure keeps its diagnosis, with the kind's meaning
+    expect(reopened.locator(RECORD).nth(1)).to_contain_text("missing_file")
+    expect(reopened.locator(RECORD).nth(1)).to_contain_text(
+        KINDS[DiagnosisKind.MISSING_FILE].meaning
+    )
     diff = reopened.locator(RECORD).first.locator("details")
     expect(diff.first).to_contain_text("streamed.py")
     page.screenshot(path=str(artifacts_dir / "reopened.png"))
@@ -200,8 +221,10 @@ def test_saved_notebook_reopens_in_lab_with_every_result(
     )
     html = html_path.read_text()
     assert html.count('class="applypatch-static"') == 3
+    assert "missing_file" in html and 'class="applypatch-diagnosis"' in html
     assert "model not found" not in html
-    assert f'<script type="{WIDGET_VIEW}">' not in html
+    # the live views' models there are placeholders: none of the widget's JavaScript
+    assert '"model_name": "AnyModel"' not in html and "OutputModel" in html
     static = page.context.new_page()
     # offline: the template's CDN scripts (require.js, MathJax) are not fetched
     static.route(
@@ -240,7 +263,7 @@ def test_saved_notebook_reopens_in_notebook7_with_every_result(
     expect(panel.locator(f"{RECORD}:visible")).to_have_count(0)
 
     page.evaluate("async () => { await window.jupyterapp.shell.currentWidget.context.save(); }")
-    _check_saved_file(_saved(jupyter_notebook7, name), FINAL)
+    _check_saved_file(_saved(jupyter_notebook7, name), FINAL, 3)
     page.evaluate(
         "async () => { await window.jupyterapp.shell.currentWidget.sessionContext.shutdown(); }"
     )
@@ -283,8 +306,8 @@ def _record_notebook(server: JupyterServer, name: str) -> str:
     import nbformat
 
     from applypatch_ext.core.turn.turn import Turn
-    from applypatch_ext.jupyter.record import record_bundle
-    from applypatch_ext.jupyter.result import PatchCallResult
+    from applypatch_ext.jupyter.live.result import PatchCallResult
+    from applypatch_ext.jupyter.records.record import record_bundle
 
     work = server.root / f"{name}-work"
     shutil.rmtree(work, ignore_errors=True)
@@ -364,21 +387,22 @@ def _static_checks(page: Page, record: Locator, *, themed: bool) -> None:
     expect(old.locator("pre > span", has_text="old line 25")).to_be_hidden()
     old.get_by_text("⋯ Show 120 more removed lines").click()
     expect(old.locator("pre > span", has_text="old line 25")).to_be_visible()
-    # the turn diff: folded under the call's changes; its git headers behind a toggle
+    # the turn diff: a summary folded under the call's changes, its files and their counts
+    # (%apply_patch_turn shows its diff: issue 23 item 5)
     turn = record.locator("details", has_text="Turn diff").first
     expect(turn.locator("summary").first).to_contain_text("3 files")
+    entry = turn.locator("li", has_text=re.compile(r"^app\.py\+1 -1"))
+    expect(entry).to_be_hidden()
     turn.locator("summary").first.click()
-    turn.locator("summary", has_text=re.compile(r"^app\.py\+1 -1")).click()  # its file, folded
-    index = turn.locator("pre", has_text=re.compile(r"index [0-9a-f]{7,}\.\.")).first
-    expect(index).to_be_hidden()
-    turn.get_by_text(re.compile(r"^diff --git a/app\.py b/app\.py \(\d header lines\)")).click()
-    expect(index).to_be_visible()
+    expect(entry).to_be_visible()
+    expect(turn).to_contain_text("%apply_patch_turn` shows its diff")
+    expect(turn.locator("pre")).to_have_count(0)
     # the file list: each file with its counts and bar
     # (a sanitizer keeps no aria-label: the list is the one whose entries link)
     listed = record.locator("ul", has=page.locator("a")).first.locator("li")
     expect(listed).to_have_count(3)
     expect(listed.nth(0)).to_contain_text("app.py+1 -1")
-    assert files.count() >= 6  # three of the call, three of the turn
+    assert files.count() >= 3  # the call's three (and the sections holding them)
 
 
 JUMPED = """(el) => {
@@ -418,7 +442,9 @@ def test_the_static_diff_view_in_lab_sanitized_and_trusted(
     expect(record).to_have_count(1, timeout=30_000)
     # an untrusted notebook: JupyterLab's sanitizer ran (it renames ids)
     assert record.locator("[id]").count() == 0
-    assert record.locator("[data-jupyter-id]").count() >= 6
+    assert (
+        record.locator("[data-jupyter-id]").count() == 3
+    )  # the call's 3 files (the turn: a summary)
     _static_checks(page, record, themed=False)
     # the file list jumps to a file, sanitized too (JupyterLab follows a data-jupyter-id)
     _jumps(page, record, "notes.md", r"^Add notes\.md")
@@ -439,7 +465,7 @@ def test_the_static_diff_view_in_lab_sanitized_and_trusted(
     panel = open_lab_notebook(page, jupyter_lab.url, name)
     record = panel.locator(RECORD)
     expect(record).to_have_count(1, timeout=30_000)
-    expect(record.locator("[id]")).to_have_count(6)
+    expect(record.locator("[id]")).to_have_count(3)
     _static_checks(page, record, themed=True)
     _jumps(page, record, "old.txt", r"^Delete old\.txt")
     for theme in ("JupyterLab Dark", "JupyterLab Dark High Contrast"):

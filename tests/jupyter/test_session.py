@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
-from applypatch_ext.jupyter.streams import iter_deltas, stream_patch
+from applypatch_ext.jupyter.live.streams import iter_deltas, stream_patch
 
 PATCH = "*** Begin Patch\n*** Add File: a.txt\n+hello\n*** End Patch\n"
 

@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 from applypatch_ext.core.turn.options import CallStatus
-from applypatch_ext.jupyter.vocabulary import status_meaning
+from applypatch_ext.jupyter.records.vocabulary import status_meaning
 
 from .conftest import JupyterServer, PageWatch
 from .pages import WIDGET, expect, open_lab_notebook, run_lab_cells

@@ -14,6 +14,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from applypatch_ext.core.apply.fs import LocalFilesystem
+from applypatch_ext.core.parse.parser import parse_patch
+from applypatch_ext.core.turn.review import review_files
+
 from ..trees import snapshot_dir_with_modes
 from .conftest import JupyterServer, PageWatch
 from .pages import WIDGET, expect, open_lab_notebook, run_lab_cells
@@ -73,7 +77,10 @@ def test_toggle_a_hunk_off_apply_selected_then_undo_and_decline_with_a_reason(
     assert snapshot_dir_with_modes(project) == before  # nothing written while it waits
 
     # the second chunk of app.py off, with a click on its labelled checkbox
-    second = partial.get_by_role("checkbox", name="chunk 2 of 2 of app.py")
+    [app, _tool] = review_files(parse_patch(PATCH), str(project), LocalFilesystem())
+    label = app["chunks"][1]["label"]  # the words the widget shows: Python's
+    assert label.startswith("app.py chunk 2 of 2, line ")
+    second = partial.get_by_role("checkbox", name=label, exact=True)
     second.click()
     expect(second).not_to_be_checked()
     # Approve follows the ticks (docs/behaviour.md §6.7): it applies the ticked ones only
@@ -164,9 +171,16 @@ def test_the_undo_panel_shows_a_notebook_as_cells_and_undo_restores_its_bytes(
     section = widget.get_by_test_id("applypatch-undo-panel")
     cells = section.get_by_test_id("applypatch-undo-notebooks")
     expect(cells).to_be_visible()
+    # folded (the call's own change is the first cell view a reader sees), a click opens it
+    assert cells.evaluate("(s) => !s.open")
+    cells.locator("summary").first.click()
     restore = cells.locator("[data-testid=applypatch-nb][data-view=undo]")
     expect(restore).to_have_attribute(
-        "aria-label", re.compile(r"^notebook tour\.ipynb, what Undo would restore: 1 changed, ")
+        "aria-label",
+        re.compile(
+            r"^notebook tour\.ipynb, what Undo would restore \(the call's change, reversed\): "
+            "1 changed, "
+        ),
     )
     source = restore.get_by_test_id("applypatch-nb-source")
     expect(source.locator(".applypatch-dl-del")).to_contain_text("# 01 · A short tour of")

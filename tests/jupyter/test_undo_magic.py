@@ -5,7 +5,9 @@ checked against the whole tree before the call, modes included (tests/trees.py).
 
 from __future__ import annotations
 
+import html
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +16,17 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
-from applypatch_ext.jupyter import undo as undo_module
-from applypatch_ext.jupyter.session import SESSION
+from applypatch_ext.jupyter.live import undo as undo_module
+from applypatch_ext.jupyter.live.session import SESSION
+from applypatch_ext.jupyter.records.display import render_html, render_markdown, render_plain
 
 from ..trees import snapshot_dir_with_modes
 from .conftest import Magic, RecordingWidget
+
+
+def text_of(page: str) -> str:
+    """The HTML's text as a reader sees it (tags dropped, entities read)."""
+    return html.unescape(re.sub(r"<[^>]+>", "", page))
 
 
 def patch(body: str) -> str:
@@ -41,6 +49,9 @@ def line(ip: InteractiveShell, name: str, text: str = "") -> Any:
 
 def click(widget: RecordingWidget, content: dict[str, Any]) -> None:
     """What a click on the Undo / Redo button (or the undo's approval) delivers to the kernel."""
+    if content.get("type") == "undo-approval":  # it names the request the widget shows
+        approval = widget.undo.get("last", {}).get("approval", {})
+        content = {"request": approval.get("request_id"), **content}
     widget._handle_custom_msg(content, [])
 
 
@@ -69,8 +80,16 @@ def test_undo_magic_restores_the_tree_and_empties_the_turn_diff(
     assert undo_widget.undo["place"]["index"] == 2
     assert snapshot_dir_with_modes(tmp_path) == before
     assert SESSION.turn is not None and SESSION.turn.turn_diff() == ""
-    # the original widget now offers Redo, not Undo
+    # the original widget now offers Redo, not Undo, and says the call is undone: its badge
+    # (the vocabulary's `undone`) and its record (issue 23 item 10)
     assert run.widget.undo["can_undo"] is False and run.widget.undo["can_redo"] is True
+    assert run.widget.undo["undone"] == "undone" and run.widget.status == "completed"
+    state = ip.user_ns["result"].state_json()
+    assert state["undo"]["undone"] == "undone"
+    for shown in (render_plain(state), render_markdown(state), text_of(render_html(state))):
+        text = shown.replace("\\", "")  # Markdown escapes
+        assert re.search(r"call-1`?( in [^:]*)?: \**undone\** \(stage: done\)", text), text[:200]
+        assert "undone: its files are back as before the call" in text
 
     line(ip, "apply_patch_redo", "call-1")
     assert (tmp_path / "dst.txt").read_bytes() == b"moved\n"
@@ -387,7 +406,7 @@ def _last_record(captured: Any, call_id: str) -> dict[str, str]:
 def test_the_record_keeps_the_undo_panel_bounded(
     magic: Magic, ip: InteractiveShell, tmp_path: Path
 ) -> None:
-    from applypatch_ext.jupyter.panels import VERSION_LINES
+    from applypatch_ext.jupyter.records.conflicts import VERSION_LINES
 
     long = "".join(f"line {i}\n" for i in range(VERSION_LINES + 50))
     (tmp_path / "a.txt").write_text(long)

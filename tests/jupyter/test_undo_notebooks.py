@@ -15,9 +15,9 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
-from applypatch_ext.jupyter import undo as undo_module
-from applypatch_ext.jupyter.notebooks import notebook_diff
-from applypatch_ext.jupyter.session import SESSION
+from applypatch_ext.jupyter.live import undo as undo_module
+from applypatch_ext.jupyter.live.session import SESSION
+from applypatch_ext.notebooks import notebook_diff
 
 from ..trees import snapshot_dir_with_modes
 from .conftest import Magic, RecordingWidget
@@ -55,6 +55,9 @@ def undo_line(ip: InteractiveShell, name: str, text: str = "") -> list[Recording
 
 def click(widget: RecordingWidget, content: dict[str, Any]) -> None:
     """What a click on the widget's Undo / Redo button delivers to the kernel."""
+    if content.get("type") == "undo-approval":  # it names the request the widget shows
+        approval = widget.undo.get("last", {}).get("approval", {})
+        content = {"request": approval.get("request_id"), **content}
     widget._handle_custom_msg(content, [])
 
 

@@ -17,14 +17,16 @@ from applypatch_ext.core.turn import events
 from applypatch_ext.core.turn.options import CallStatus, Decision, Stage
 from applypatch_ext.core.turn.safety import AskUser, AutoApprove, Reject
 from applypatch_ext.core.turn.turn import RETRY_REASON
-from applypatch_ext.jupyter import vocabulary as vocabulary_module
-from applypatch_ext.jupyter.assets import asset_path
-from applypatch_ext.jupyter.display import TURN_DIFF_EMPTIED, TURN_DIFF_INVALIDATED
-from applypatch_ext.jupyter.result import VIEW_TEXT_LIMIT, cut_text, view_delta
-from applypatch_ext.jupyter.static_diff import MONO_FONTS
-from applypatch_ext.jupyter.widget import ApplyPatchWidget, call_vocabulary
+from applypatch_ext.jupyter.live.assets import asset_path
+from applypatch_ext.jupyter.live.state import VIEW_TEXT_LIMIT, cut_text, view_delta
+from applypatch_ext.jupyter.live.widget import ApplyPatchWidget, call_vocabulary
+from applypatch_ext.jupyter.records import vocabulary as vocabulary_module
+from applypatch_ext.jupyter.records.display import TURN_DIFF_EMPTIED, TURN_DIFF_INVALIDATED
+from applypatch_ext.jupyter.records.static_diff import MONO_FONTS
 
 from .conftest import Magic, Run
+
+JS_SRC = Path(__file__).resolve().parents[2] / "js" / "src"
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
@@ -111,13 +113,18 @@ def test_streaming_reaches_the_widget_piece_by_piece(run_magic: Magic, tmp_path:
     assert (tmp_path / "docs/hello.txt").read_text() == "hello\nworld\n"
 
 
+def _js_sources() -> str:
+    """The widget's sources (js/src/*.js, what ``make widget`` bundles), one after another."""
+    return "\n".join(p.read_text() for p in sorted(JS_SRC.rglob("*.js")))
+
+
 def _summary_forms() -> set[str]:
-    """The summary forms widget.js renders (its SUMMARY_FORMS)."""
-    source = asset_path("widget.js").read_text()
+    """The summary forms the widget renders (SUMMARY_FORMS in js/src/vocabulary.js)."""
+    source = _js_sources()
     found = re.search(
         r"export const SUMMARY_FORMS = Object\.freeze\(\[(.*?)\]\)", source, re.DOTALL
     )
-    assert found, "SUMMARY_FORMS not found in widget.js: the pattern is out of date"
+    assert found, "SUMMARY_FORMS not found in js/src: the pattern is out of date"
     return set(re.findall(r'"([a-z-]+)"', found.group(1)))
 
 
@@ -198,11 +205,12 @@ def test_a_status_without_a_meaning_is_refused(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_every_trait_the_front_end_reads_is_synced() -> None:
-    source = asset_path("widget.js").read_text()
+    source = _js_sources()
     read = set(re.findall(r'\bget\("([a-z_]+)"\)', source))
-    dependents = source[source.index("export const DEPENDENTS") :]
-    dependents = dependents[: dependents.index("});")]
-    listened = set(re.findall(r"^  ([a-z_]+): \[", dependents, re.MULTILINE))
+    # DEPENDENTS, the traits the view listens to, is derived from what SECTION_STATE reads
+    states = source[source.index("export const SECTION_STATE") :]
+    states = states[: states.index("\n};")]
+    listened = set(re.findall(r'\bget\("([a-z_]+)"\)', states))
     # a trait render() follows itself (not through a section)
     listened |= set(re.findall(r'model\.on\("change:([a-z_]+)"', source))
     synced = set(ApplyPatchWidget().traits(sync=True))
@@ -210,8 +218,9 @@ def test_every_trait_the_front_end_reads_is_synced() -> None:
     assert read, "no model.get found: the pattern is out of date"
     assert read <= synced, read - synced
     assert listened == read, listened ^ read
-    # every trait of the contract is shown, except the call id (it is in the title)
-    assert own - read == {"call_id"}
+    # every trait of the contract is shown, except the call id (it is in the title) and the
+    # result's name (the record says it: how to answer the call from code)
+    assert own - read == {"call_id", "result_name"}
 
 
 def test_the_front_end_holds_no_status_or_stage_of_its_own() -> None:
@@ -222,7 +231,7 @@ def test_the_front_end_holds_no_status_or_stage_of_its_own() -> None:
         "done",
         "safety",
     }
-    source = asset_path("widget.js").read_text()
+    source = _js_sources() + asset_path("widget.js").read_text()
     css = asset_path("widget.css").read_text()
     for name in sorted(names):
         assert f'"{name}"' not in source, f"widget.js spells {name!r}: read it from vocabulary"
@@ -386,7 +395,9 @@ def test_the_front_end_is_one_self_contained_module() -> None:
     widget = ApplyPatchWidget()
     esm = str(widget._esm)
     assert esm == asset_path("widget.js").read_text()
-    assert "export default" in esm
+    # its one export: the AFM module anywidget takes (esbuild writes `export { x as default }`)
+    exports = re.findall(r"^export \{([^}]*)\};?$", esm, re.MULTILINE)
+    assert [e.split() for e in exports] == [["widget_default", "as", "default"]], exports
     # anywidget loads it from a blob URL: relative and CDN imports fail there
     assert not re.search(r"^\s*import\b|\bimport\(|^\s*export .* from ", esm, re.MULTILINE)
     css = str(widget._css)
@@ -466,7 +477,7 @@ def test_the_magic_shows_the_live_view_and_its_record_apart(
     assert html.startswith(
         f'<div data-applypatch-record="{record_id}"><div class="applypatch-static"'
     )
-    assert "completed" in html and "diff --git a/docs/hello.txt" in html
+    assert "completed" in html and 'data-applypatch-file="docs/hello.txt"' in html
     assert (
         "completed" in final["data"]["text/plain"] and "running" not in final["data"]["text/plain"]
     )
@@ -675,8 +686,12 @@ def test_the_record_shows_its_own_changes_first_and_the_turn_closed(
     assert "approved.txt" not in html[:turn]  # the other call's file is in the turn's only
     assert "approved.txt" in html[turn:] and "main.py" in html[turn:]
     assert "2 files" in text_of(html[turn:]) and "the whole turn, every call so far" in html
+    # the turn's diff is a summary there: its files and counts (issue 23 item 5)
+    assert "approved.txt+1 -0" in text_of(html[turn:]) and "main.py+1 -1" in text_of(html[turn:])
+    assert '<details data-applypatch-file="approved.txt"' not in html
     plain = record_of(run)["text/plain"]
-    assert plain.index("changes of this call:") < plain.index("turn diff: (the whole turn")
+    assert plain.index("changes of this call:") < plain.index("turn diff: 2 files +2 -1 (the")
+    assert "  approved.txt +1 -0\n  main.py +1 -1" in plain
     # %apply_patch_turn shows the turn itself: the section is open there
     shown = run_magic.line("apply_patch_turn").outputs[-1].data["text/html"]
     assert turn_section_open(shown)
@@ -745,5 +760,8 @@ def test_a_file_outside_the_display_root_is_named_readably(
     assert [f["path"] for f in widget.turn_diff_files] == [absolute]
     html = record_of(run)["text/html"]
     turn = html[html.index("<b>Turn diff</b>") :]
-    assert f'data-applypatch-file="{absolute}"' in turn
+    assert f"<code>{absolute}</code>" in turn  # the record's summary of the turn
+    shown = run_magic.line("apply_patch_turn").outputs[-1].data["text/html"]
+    assert f'data-applypatch-file="{absolute}"' in shown
+    assert "a//" not in text_of(shown).replace(f"a/{absolute}", "")
     assert "a//" not in text_of(html).replace(f"a/{absolute}", "")

@@ -21,9 +21,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from applypatch_ext.core.turn.options import CallStatus
-from applypatch_ext.jupyter.vocabulary import status_meaning
+from applypatch_ext.jupyter.records.vocabulary import undone_meanings
 
 from ..jupyter.pages import WIDGET, expect
+from ..notebook_outcomes import FINAL_STATUSES, LITE_WIDGETS, label, labels
 from .conftest import SiteWatch
 
 if TYPE_CHECKING:
@@ -33,27 +34,11 @@ pytestmark = pytest.mark.browser
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
-# The status words the widget ends in (applypatch_ext.jupyter.display.STATUS_TEXT's keys).
-#: What the widget shows for each status (its words come from the vocabulary Python sends).
-LABEL = {str(s): status_meaning(s)["label"] for s in CallStatus}
-FINAL = re.compile("^(" + "|".join(re.escape(label) for label in LABEL.values()) + ")$")
-# The tour's widgets, in order: first, second, pending (asks), approved, planned.
-TOUR_STATUSES = [
-    LABEL[s] for s in ("completed", "completed", "awaiting-approval", "completed", "dry-run")
-]
-# 04_failure_cases.ipynb's widgets, case by case (sections 1 to 12).
-FAILURE_STATUSES = [
-    LABEL[s]
-    for s in (
-        *("error", "error", "rejected", "declined"),  # 1-4: before begin, declined
-        *("failed", "failed", "error", "failed"),  # 5: prefix, atomic; 6: pipeline; 7: move
-        *("completed", "failed", "completed"),  # 8: good, bad (inexact), after
-        *("completed", "failed", "failed"),  # 9: retry approved, refused, never asked
-        *("completed", "failed", "cancelled"),  # 10: drift matches, no longer; 11
-        *("declined", "error", "completed"),  # 12: the move alone, reject, fold
-    )
-]
 
+#: What the widget shows for each status (its words come from the vocabulary Python sends), and
+#: for a completed call an undo put back.
+LABEL = {str(s): label(s) for s in [*CallStatus, *undone_meanings()]}
+FINAL = re.compile("^(" + "|".join(re.escape(label) for label in LABEL.values()) + ")$")
 # JupyterLite puts the application on `window` only when its page config says so; the test
 # says so (in the response, the site itself is unchanged) to wait on the kernel and run cells.
 EXPOSE_APP = "exposeAppInBrowser"
@@ -138,7 +123,7 @@ def test_tour_runs_in_the_browser(
     started = time.monotonic()
     watch = SiteWatch(context, page)
     panel = run_all(page, context, lite_url, "01_tour.ipynb")
-    assert check_widgets(panel, "01_tour.ipynb") == TOUR_STATUSES
+    assert check_widgets(panel, "01_tour.ipynb") == labels("01_tour.ipynb")
     widgets = panel.locator(WIDGET)
     first = widgets.nth(0)
     first.get_by_test_id("applypatch-turn-diff").locator("summary").first.click()  # closed at first
@@ -153,7 +138,7 @@ def test_tour_runs_in_the_browser(
             .filter((o) => ((o.metadata || {}).applypatch_ext || {}).record)
             .map((o) => [o.data['text/plain'] || '', o.data['text/html'] || ''])"""
     )
-    assert len(fallback) == len(TOUR_STATUSES)
+    assert len(fallback) == len(FINAL_STATUSES["01_tour.ipynb"])
     assert all(text and html for text, html in fallback)
     assert "hello.py" in fallback[0][0]
 
@@ -190,27 +175,143 @@ def test_failure_cases_run_in_the_browser(
     panel = run_all(page, context, lite_url, "04_failure_cases.ipynb")
     # the notebook provokes failures: each shows as such, in the order of its cases (section 5's
     # second call is the atomic transaction, rolled back with its journal in Pyodide's memory)
-    assert check_widgets(panel, "04_failure_cases.ipynb") == FAILURE_STATUSES
+    assert check_widgets(panel, "04_failure_cases.ipynb") == labels("04_failure_cases.ipynb")
     page.screenshot(path=str(artifacts_dir / "lite-failures.png"))
     check_clean(watch)
     print(f"\n[lite failures] {time.monotonic() - started:.1f}s")
 
 
-# The other teaching notebooks: the status of every widget (in order), and how many of their
-# cells cannot run in a browser and say so instead (``SKIPPED``), there only.
+def code_cell(panel: Locator, name: str, prefix: str) -> Locator:
+    """The code cell of ``name`` whose source starts with ``prefix``."""
+    index = next(i for i, src in enumerate(code_cells(name)) if src.startswith(prefix))
+    return panel.locator(".jp-CodeCell").nth(index)
+
+
+def answer_cell(page: Page, panel: Locator, name: str, prefix: str, lines: list[str]) -> Locator:
+    """Type ``lines`` over the code cell of ``name`` that starts with ``prefix``, with the
+    keyboard (Enter between lines), run it (Ctrl+Enter, in place); its output area."""
+    cell = code_cell(panel, name, prefix)
+    cell.locator(".cm-content").click()
+    page.keyboard.press("Control+a")
+    page.keyboard.press("Delete")
+    for number, line in enumerate(lines):
+        if number:
+            page.keyboard.press("Enter")
+        page.keyboard.type(line)
+    page.keyboard.press("Control+Enter")
+    return cell.locator(".jp-OutputArea-output")
+
+
+def test_an_exercise_answered_wrongly_then_rightly(
+    page: Page, context: BrowserContext, lite_url: str, artifacts_dir: Path
+) -> None:
+    """In notebook 02, a learner types a patch into the write exercise's answer cell (a
+    ``%%apply_patch --exercise`` cell: it edits as a patch, Enter does not indent), runs it and
+    reads the feedback: first a chunk that does not match, then the right patch."""
+    started = time.monotonic()
+    watch = SiteWatch(context, page)
+    name = "02_parse_and_stream.ipynb"
+    panel = run_all(page, context, lite_url, name)
+    head = "%%apply_patch --exercise write-update-and-add"
+    output = code_cell(panel, name, head).locator(".jp-OutputArea-output")
+    expect(output).to_contain_text("No answer yet: your patch has no hunk yet")
+
+    wrong = [
+        head,
+        "*** Begin Patch",
+        "*** Update File: greet.py",
+        "@@ def greet(name):",
+        "-    print('Hello, ' + name)",
+        '+    print(f"Hello, {name}!")',
+        "*** End Patch",
+    ]
+    output = answer_cell(page, panel, name, head, wrong)
+    expect(output).to_contain_text("Not yet: your patch does not apply to these files.")
+    expect(output).to_contain_text("Failed to find expected lines in /project/greet.py")
+    expect(output).to_contain_text("What went wrong (context_not_found): The closest region")
+    expect(output).to_contain_text("Line 4 of your patch is -    print('Hello, ' + name).")
+    page.screenshot(path=str(artifacts_dir / "lite-exercise-wrong.png"))
+
+    right = [
+        head,
+        "*** Begin Patch",
+        "*** Update File: greet.py",
+        "@@ def greet(name):",
+        '-    print("Hello, " + name)',
+        '+    print(f"Hello, {name}!")',
+        "@@ def main():",
+        '-    for name in ["Ada", "Grace"]:',
+        '+    for name in ["Ada", "Grace", "Linus"]:',
+        "*** Add File: README.md",
+        "+# Greeter",
+        "+",
+        "+Says hello.",
+        "*** End Patch",
+    ]
+    output = answer_cell(page, panel, name, head, right)
+    expect(output).to_contain_text("Right: Codex applies your patch and the files are exactly")
+    expect(output).not_to_contain_text("Not yet")
+    source = page.evaluate(
+        """(head) => window.jupyterapp.shell.currentWidget.content.widgets
+            .map((cell) => cell.model.sharedModel.getSource())
+            .find((source) => source.startsWith(head))""",
+        head,
+    )
+    assert source == "\n".join(right)  # typed as a patch: no line indented by the editor
+    page.screenshot(path=str(artifacts_dir / "lite-exercise-right.png"))
+    check_clean(watch)
+    print(f"\n[lite exercise] {time.monotonic() - started:.1f}s")
+
+
+def test_a_real_failure_diagnosed_wrongly_then_rightly(
+    page: Page, context: BrowserContext, lite_url: str, artifacts_dir: Path
+) -> None:
+    """In notebook 10 (the whole corpus through the pipeline in Pyodide), a learner answers a
+    diagnose exercise in its cell: a wrong kind gets what that kind means, then the right kind
+    and line get the diagnosis's message."""
+    watch = SiteWatch(context, page)
+    name = "10_real_failures.ipynb"
+    panel = run_all(page, context, lite_url, name)
+    head = 'exercise("diagnose-anchor").check('
+    prefix = "# The kind"
+    index = next(
+        i for i, src in enumerate(code_cells(name)) if src.startswith(prefix) and head in src
+    )
+    cell = panel.locator(".jp-CodeCell").nth(index)
+    expect(cell.locator(".jp-OutputArea-output")).to_contain_text("No answer yet: pick one")
+
+    def answer(call: str) -> Locator:
+        cell.locator(".cm-content").click()
+        page.keyboard.press("Control+a")
+        page.keyboard.press("Delete")
+        page.keyboard.type(call)
+        page.keyboard.press("Control+Enter")
+        return cell.locator(".jp-OutputArea-output")
+
+    output = answer(head + 'kind="change_context_not_found", line=3)')
+    expect(output).to_contain_text("Not yet: it is not change_context_not_found.")
+    expect(output).to_contain_text("change_context_not_found means: ")
+    expect(output).not_to_contain_text("partial_anchor")
+    output = answer(head + 'kind="partial_anchor", line=3)')
+    expect(output).to_contain_text("Right: partial_anchor at line 3 of the patch.")
+    expect(output).to_contain_text("The diagnosis says: `createResponseFromOptions` is only part")
+    page.screenshot(path=str(artifacts_dir / "lite-diagnose-right.png"))
+    check_clean(watch)
+
+
+# The other teaching notebooks (their widgets' statuses: tests/notebook_outcomes.py), and how
+# many of their cells cannot run in a browser and say so instead (``SKIPPED``), there only.
 OTHERS = {
-    "02_parse_and_stream.ipynb": (["completed", "completed", "dry-run", "error"], 0),
-    "03_verify_safety_apply.ipynb": (["error", "dry-run"], 0),
-    "05_turn_diff.ipynb": (["completed"] * 8, 2),  # git apply, twice
-    "06_streaming_from_a_model.ipynb": (["completed", "declined"], 1),  # running weather.py
-    # review, decline, undo, the second change, its conflict, the other files, --force, redo,
-    # the whole turn undone
-    "07_review_and_undo.ipynb": (
-        ["completed", "declined", "completed", "completed", "error"] + ["completed"] * 4,
-        0,
-    ),
-    "08_replay_a_codex_session.ipynb": (["completed"], 1),  # python -m applypatch_ext replay
-    "09_notebook_files.ipynb": (["completed", "error", "error", "completed"], 0),
+    "02_parse_and_stream.ipynb": 0,
+    "03_verify_safety_apply.ipynb": 0,
+    "05_turn_diff.ipynb": 2,  # git apply, twice
+    "06_streaming_from_a_model.ipynb": 1,  # running weather.py
+    "07_review_and_undo.ipynb": 0,
+    "08_replay_a_codex_session.ipynb": 1,  # python -m applypatch_ext replay
+    "09_notebook_files.ipynb": 0,
+    "10_real_failures.ipynb": 0,
+    # the desk's server and the Codex process: every cell after the person's own says so
+    "11_an_agent_at_the_desk.ipynb": 7,
 }
 SKIPPED = "skipped in the browser: "
 STREAMS = """() => window.jupyterapp.shell.currentWidget.content.widgets
@@ -230,13 +331,13 @@ def test_notebook_runs_in_the_browser(
     page: Page, context: BrowserContext, lite_url: str, artifacts_dir: Path, name: str
 ) -> None:
     started = time.monotonic()
-    statuses, skipped = OTHERS[name]
+    statuses, skipped = labels(name)[: LITE_WIDGETS.get(name)], OTHERS[name]
     watch = SiteWatch(context, page)
     panel = run_all(page, context, lite_url, name)
     widgets = panel.locator(WIDGET)
     expect(widgets).to_have_count(len(statuses), timeout=30_000)
     for index, status in enumerate(statuses):
-        expect(widgets.nth(index).get_by_test_id("applypatch-status")).to_have_text(LABEL[status])
+        expect(widgets.nth(index).get_by_test_id("applypatch-status")).to_have_text(status)
     expect(panel.get_by_text("Error displaying widget")).to_have_count(0)
     # a cell that cannot run here says so in one line, and does nothing else
     notes = [text for text in page.evaluate(STREAMS) if SKIPPED in text]

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from applypatch_ext.jupyter.lite import guard_lite_kernel
+from applypatch_ext.jupyter.magics.lite import guard_lite_kernel
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "09_notebook_files.ipynb"
 PYPI = "extensions/@jupyterlite/pyodide-kernel-extension/static/pypi"

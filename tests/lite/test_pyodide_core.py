@@ -4,8 +4,10 @@ Pyodide has no ``flock`` (its standard library has no ``fcntl``; JupyterLite's k
 empty module of that name in ``sys.modules``) and only one process: the journal's lock is then
 held in the process's memory (``journal.LOCKING == "process"``). Both forms of the missing
 ``fcntl`` are run. What must hold there as on Linux: a failed atomic call leaves the tree as it
-was, a journal in use by a running call is never recovered from under it, and a journal left by
-a call that did not finish is recovered by the next call.
+was, a journal in use by a running call is never recovered from under it, a journal left by
+a call that did not finish is recovered by the next call, and the key that signs journals is made
+there (in the kernel's memory, where no hard link can be made) so that a journal another program
+wrote, or one changed after its call died, is refused and moved aside.
 """
 
 from __future__ import annotations
@@ -63,8 +65,10 @@ SCRIPT = textwrap.dedent(
     def call(*faults):
         opts = PipelineOptions.from_strings(cwd, transaction="atomic", faults=list(faults))
         r = Turn(cwd, options=opts).run(PATCH, "approve")
+        refused = [e.to_json() for e in r.events if e.event.type == "transaction_journal_refused"]
         return {"status": str(r.status), "output": r.output, "tree": tree(),
-                "events": [e.to_json()["type"] for e in r.events], "journals": journals()}
+                "events": [e.to_json()["type"] for e in r.events], "journals": journals(),
+                "refused": [e["reason"] for e in refused]}
 
     out = {"platform": sys.platform, "locking": journal.LOCKING}
     reset()
@@ -85,6 +89,31 @@ SCRIPT = textwrap.dedent(
     (root / "a.txt").write_text("half-written")
     dead.finish(remove=False)
     out["recovered"] = call("delete:gone.txt")
+
+    # the key: made in the kernel's memory (no hard links there), 0600, used to sign
+    from applypatch_ext.core.apply import state
+    out["key_mode"] = oct(os.lstat(state.key_path()).st_mode & 0o7777)
+    out["key_links"] = os.lstat(state.key_path()).st_nlink
+    path = journal.journal_path(cwd)
+
+    # a journal this program did not write: refused, moved aside, the call goes on
+    reset()
+    with open(path, "w") as handle:
+        handle.write('{"format": "applypatch_ext-journal", "version": 1}\\n')
+    os.chmod(path, 0o600)
+    out["foreign"] = call()
+
+    # a journal of a call that did not finish, changed after it died: refused as well
+    reset()
+    dead = DiskJournal(cwd, "call-dead")
+    dead.start([JournalEntry("file", str(root / "a.txt"), b"a\\n", 0o644)])
+    (root / "a.txt").write_text("half-written")
+    dead.finish(remove=False)
+    with open(path, "rb") as handle:
+        data = handle.read()
+    with open(path, "wb") as handle:
+        handle.write(data.replace(b"a.txt", b"b.txt"))
+    out["tampered"] = call()
     print("RESULT " + json.dumps(out))
     """
 )
@@ -137,6 +166,24 @@ def test_atomic_transaction_under_pyodide(pyodide_dist: Path, stub: bool) -> Non
     assert events.index("transaction_recovered") < events.index("patch_apply_begin")
     assert recovered["status"] == "failed", recovered["output"]  # the fault, after recovery
     assert recovered["tree"] == before  # a.txt put back by the recovery, the call rolled back
+    assert recovered["refused"] == []
+
+    # the key lives in the kernel's memory: made without a hard link, 0600
+    assert (out["key_mode"], out["key_links"]) == ("0o600", 1)
+    foreign = out["foreign"]
+    assert foreign["refused"] == [
+        "it is not signed (a format version 1 journal: an older applypatch_ext wrote it, or "
+        "something else did; this one signs every journal)"
+    ]
+    assert foreign["status"] == "completed", foreign["output"]  # the call went on
+    assert [n for n in foreign["journals"] if ".journal.refused-" in n]
+    tampered = out["tampered"]
+    assert tampered["refused"] == ["line 3's signature does not match: changed since"]
+    assert "transaction_recovered" not in tampered["events"]
+    # nothing restored from it: a.txt stays as the dead call left it, and the patch, which
+    # expects the old text, fails its verification there
+    assert tampered["tree"]["a.txt"] == "half-written"
+    assert tampered["status"] == "error", tampered["output"]
 
 
 def test_real_platforms_lock_with_flock() -> None:
