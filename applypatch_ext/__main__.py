@@ -12,25 +12,32 @@ for it on the command line.
 ``python -m applypatch_ext recover [--cwd DIR]``: put DIR back as it was before an atomic call
 that did not finish (its process was killed), from the call's on-disk journal, and say what was
 done. Exits 0 when the tree was restored or there was nothing to recover, 1 when some path could
-not be restored (the journal is kept) or a call is still running there.
+not be restored (the journal is kept), a call is still running there, or the journal there was
+refused (this program did not write it, or it fails a check: it is moved aside, never used).
+
+``python -m applypatch_ext mcp --cwd DIR``: the agent's desk over stdio (see ``mcp_cli``).
+``python -m applypatch_ext strip NOTEBOOK...``: leave each call's live widget out of notebooks
+executed without a Jupyter server (see :mod:`applypatch_ext.strip_cli`).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
 
 from .core.apply.journal import STATE_DIR_ENV, JournalError, journal_path
-from .core.apply.transaction import recover
 from .core.turn.events import ApplyPatchApprovalRequest
 from .core.turn.faults import fault_help
-from .core.turn.options import ASK, Decision, FrontEnd, PipelineOptions, add_arguments
+from .core.turn.options import ASK, Decision, FrontEnd, add_arguments
+from .core.turn.recovery import Refusal, recover
+from .core.turn.result import JsonLines
 from .core.turn.turn import Turn
-from .jupyter.notebooks import with_notebook_check
+from .mcp_cli import add_mcp_parser, run_mcp
+from .notebooks import front_end_options
 from .replay_cli import add_replay_parser, run_replay
+from .strip_cli import add_strip_parser, run_strip
 
 
 def _environment(text: str) -> tuple[str, str]:
@@ -76,12 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--cwd", default=".", metavar="DIR", help="the working directory (default: the current one)"
     )
     add_replay_parser(commands)
+    add_mcp_parser(commands)
+    add_strip_parser(commands)
     return parser
-
-
-def _print(obj: object) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
-    sys.stdout.flush()
 
 
 def declined_message(patch_file: str, request: ApplyPatchApprovalRequest) -> str:
@@ -126,7 +130,7 @@ def read_patch_files(paths: Sequence[str]) -> list[str]:
                 f"offset {exc.start}); a patch is UTF-8 text"
             )
     if problems:
-        count = "it was" if len(paths) == 1 else f"none of the {len(paths)} files was"
+        count = "the file was not" if len(paths) == 1 else f"none of the {len(paths)} files was"
         problems.append(f"nothing was applied: {count} run")
         sys.stderr.write("\n".join(problems) + "\n")
         raise SystemExit(2)
@@ -142,12 +146,13 @@ def run_turn(args: argparse.Namespace) -> int:
                 f"error: working directory of {name or 'the turn'} not found: {directory}"
             )
     try:
-        options = with_notebook_check(PipelineOptions.from_namespace(cwd, args))
+        options = front_end_options(cwd, args)
     except ValueError as exc:
         raise SystemExit(f"error: {exc}") from exc
     texts = read_patch_files(args.patch_files)
     turn = Turn(environments=environments, options=options)
-    turn.recorder.subscribe(lambda recorded: _print(recorded.to_json()))
+    lines = JsonLines(sys.stdout)
+    turn.recorder.subscribe(lines.event)
     all_completed = True
     for path, text in zip(args.patch_files, texts, strict=True):
         chunk = args.stream_chunk
@@ -155,16 +160,8 @@ def run_turn(args: argparse.Namespace) -> int:
         approver = _default_approver(path) if args.approve == ASK else args.approve
         result = turn.run(deltas, approver)
         all_completed &= result.ok
-        _print(
-            {
-                "type": "call_result",
-                "call_id": result.call_id,
-                "status": result.status,
-                "output": result.output,
-                "delta": result.delta.to_json(),
-            }
-        )
-    _print({"type": "turn_diff", "unified_diff": turn.turn_diff(), "final": True})
+        lines.call_result(result)
+    lines.write({"type": "turn_diff", "unified_diff": turn.turn_diff(), "final": True})
     return 0 if all_completed else 1
 
 
@@ -187,8 +184,9 @@ def run_recover(args: argparse.Namespace) -> int:
             f"journal ({journal_path(cwd)}; {STATE_DIR_ENV} sets where journals live)\n"
         )
         return 0
-    (sys.stdout if recovery.ok else sys.stderr).write(recovery.report())
-    return 0 if recovery.ok else 1
+    ok = not isinstance(recovery, Refusal) and recovery.ok
+    (sys.stdout if ok else sys.stderr).write(recovery.report())
+    return 0 if ok else 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -197,8 +195,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_turn(args)
     if args.command == "recover":
         return run_recover(args)
+    if args.command == "strip":
+        return run_strip(args)
     if args.command == "replay":
         return run_replay(args)
+    if args.command == "mcp":
+        return run_mcp(args)
     return 2  # pragma: no cover - argparse requires a command
 
 

@@ -2,16 +2,16 @@
 
 Prints the same JSON Lines as ``turn`` (every event, a ``call_result`` after each call), plus a
 ``replay_call`` line per call (``call_id``, ``recorded_status``, ``replayed_status``, ``agrees``,
-``reasons``), a ``turn_diff`` line per turn and, last, a ``replay_summary`` line. Lines of the
-file that cannot be read go to stderr with their line number and are skipped. Exits 0 when
-every replayed call agrees with the recording, 1 when one differs, 2 on a usage error (no such
-file, no usable directory, no such turn).
+``reasons``), a ``turn_diff`` line per turn (each ``final`` for its turn) and, last, a
+``replay_summary`` line. Lines of the file that cannot be read go to stderr with their line
+number and are skipped. Exits 0 when every replayed call agrees with the recording, 1 when one
+differs, 2 on a usage error (no such file, not a session file, no usable directory, no such
+turn).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -24,9 +24,10 @@ from .core.agents.replay import (
 )
 from .core.agents.rollout import RolloutTurn
 from .core.turn.events import ApplyPatchApprovalRequest
-from .core.turn.options import Decision, FrontEnd, PipelineOptions, add_arguments
+from .core.turn.options import Decision, FrontEnd, add_arguments
+from .core.turn.result import JsonLines
 from .core.turn.turn import Turn
-from .jupyter.notebooks import with_notebook_check
+from .notebooks import front_end_options
 
 DESCRIPTION = (
     "Replay the apply_patch calls of a Codex session file (rollout-*.jsonl) or of a JSON file "
@@ -45,11 +46,6 @@ def add_replay_parser(commands: Any) -> argparse.ArgumentParser:
     return replay
 
 
-def _print(obj: object) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
-    sys.stdout.flush()
-
-
 def _decline(request: ApplyPatchApprovalRequest) -> Decision:
     kind = "the retry without the sandbox" if request.retry else "the approval request"
     sys.stderr.write(
@@ -64,7 +60,7 @@ def run_replay(args: argparse.Namespace) -> int:
     try:
         rollout = load_replay_source(args.source)
         cwd = replay_cwd(rollout, args.cwd)
-        options = with_notebook_check(PipelineOptions.from_namespace(cwd, args))
+        options = front_end_options(cwd, args)
     except OSError as exc:
         sys.stderr.write(f"replay: cannot read {args.source}: {exc.strerror or exc}\n")
         return 2
@@ -74,21 +70,14 @@ def run_replay(args: argparse.Namespace) -> int:
     for problem in rollout.problems:
         sys.stderr.write(f"replay: {rollout.source}: {problem} (skipped)\n")
 
+    lines = JsonLines(sys.stdout)
+
     def on_turn(turn: Turn, recorded: RolloutTurn) -> None:
-        turn.recorder.subscribe(lambda event: _print(event.to_json()))
+        turn.recorder.subscribe(lines.event)
 
     def on_call(call: ReplayedCall) -> None:
-        result = call.result
-        _print(
-            {
-                "type": "call_result",
-                "call_id": result.call_id,
-                "status": result.status,
-                "output": result.output,
-                "delta": result.delta.to_json(),
-            }
-        )
-        _print(call.to_json())
+        lines.call_result(call.result)
+        lines.write(call.to_json())
 
     try:
         report = replay_rollout(
@@ -103,15 +92,16 @@ def run_replay(args: argparse.Namespace) -> int:
     except ReplayError as exc:
         sys.stderr.write(f"replay: {exc}\n")
         return 2
-    for index, turn in enumerate(report.turns):
-        _print(
+    for turn in report.turns:
+        # each turn's closing TurnDiff is that turn's final one (`turn` prints its one turn's)
+        lines.write(
             {
                 "type": "turn_diff",
                 "turn": turn.turn.index,
                 "turn_id": turn.turn.turn_id,
                 "unified_diff": turn.turn_diff,
-                "final": index == len(report.turns) - 1,
+                "final": True,
             }
         )
-    _print(report.summary_json())
+    lines.write(report.summary_json())
     return 0 if report.all_agree else 1

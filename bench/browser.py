@@ -12,19 +12,24 @@ own, with a kernel of its own, in a folder holding the scenario's files:
 
 each **whole** (``%apply_patch FILE --stream-chunk 0``) and **streamed** (100 deltas 10 ms
 apart), the patch read from a file (a 2 MB cell would measure the editor, not the widget);
-then the magic's **default** run of a 1,300-line ``%%apply_patch`` cell, and (c) streamed but
-**cancelled** by a kernel interrupt (a real SIGINT) in the middle of its stream.
+then the magic's **default** run of a 1,300-line ``%%apply_patch`` cell, (c) streamed but
+**cancelled** by a kernel interrupt (a real SIGINT) in the middle of its stream, and a
+**one-line** call (and a **declined** one-line call) run after that 1,300-line cell, in the same
+turn: what a later call adds to the saved file once the turn holds a large change (issue 23
+item 5; the target is under 20 KB).
 
 Measured in the page, from the click on "run" to the final state: every ``longtask`` entry
 (``PerformanceObserver``; tasks of 50 ms and more), their longest and how many exceed 100 ms;
 the time from the pipeline's end (the wall-clock time of the call's last event, taken in the
 kernel from the turn's recorder) to the final state shown (the widget's ``data-status``
 terminal, rendered, and painted: the next frame after the widget reports no pending work); the
-total time. The saved notebook's growth: the file saved through the contents API (the panel's
-own save) before and after the call.
+total time; the page's main-thread CPU time over the same span (Chromium's ``ThreadTime``, read
+through the DevTools protocol). The saved notebook's growth: the file saved through the contents
+API (the panel's own save) before and after the call.
 
-The machine's other users share its cores: the figures are medians of ``--runs`` runs (3), and
-noisy.
+The machine's other users share its cores: the figures are medians of ``--runs`` runs (3), each
+run's figures printed as it ends. The wall times are noisy (a busy machine doubles them); the
+main-thread CPU time is the page's own work, and the figure to compare two trees by.
 """
 
 from __future__ import annotations
@@ -47,7 +52,8 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from workloads import LineMaker, Workload, big_add, big_update, many_files  # noqa: E402
 
-from applypatch_ext.jupyter.vocabulary import call_vocabulary  # noqa: E402
+from applypatch_ext.core.text import plural  # noqa: E402
+from applypatch_ext.jupyter.records.vocabulary import call_vocabulary  # noqa: E402
 from tests.jupyter.conftest import CHROMIUM, CHROMIUM_ARGS, JupyterServer  # noqa: E402
 from tests.jupyter.pages import LAB_KERNEL_READY  # noqa: E402
 
@@ -62,54 +68,57 @@ TERMINAL = sorted(str(k) for k, m in call_vocabulary()["statuses"].items() if m.
 SETUP = "%load_ext applypatch_ext"
 # The wall-clock time of the call's last event: the recorder keeps monotonic offsets.
 PROBE = """import json as _json, time as _time
-from applypatch_ext.jupyter.session import SESSION as _S
+from applypatch_ext.jupyter.live.session import SESSION as _S
 _rec = _S.turn.recorder
 _last = _rec.events[-1]
 print("BENCH" + _json.dumps({"end": _time.time() - (_time.monotonic() - (_rec.start + _last.time)),
     "last": _last.to_json()["type"], "events": len(_rec.events)}))"""
 
+PANEL = """(path) => [...window.jupyterapp.shell.widgets('main')]
+    .find(w => w.context?.path === path)"""
+
 # Installed before the call runs: long tasks, and when the widget's final state is painted.
-OBSERVE = """(terminal) => {
-    const b = window.__bench = {tasks: [], t0: performance.now(), final: null, status: null,
-                                ran: false};
-    b.observer = new PerformanceObserver((list) => {
-        for (const e of list.getEntries()) b.tasks.push({start: e.startTime, duration: e.duration});
-    });
-    b.observer.observe({type: 'longtask'});
-    const widget = () => document.querySelector(
-        '.jp-NotebookPanel:not(.lm-mod-hidden) [data-testid=applypatch-widget]');
-    const check = () => {
+OBSERVE = f"""([terminal, path, index]) => {{
+    const b = window.__bench = {{tasks: [], t0: performance.now(), final: null, status: null,
+                                ran: false}};
+    b.observer = new PerformanceObserver((list) => {{
+        for (const e of list.getEntries()) {{
+            b.tasks.push({{start: e.startTime, duration: e.duration}});
+        }}
+    }});
+    b.observer.observe({{type: 'longtask'}});
+    // the measured cell's widget (an earlier cell may have one of its own)
+    const widget = () => ({PANEL})(path)?.content.widgets[index]?.node
+        .querySelector('[data-testid=applypatch-widget]');
+    const check = () => {{
         const w = widget();
         if (!w || b.final !== null || b.pending) return;
         const status = w.getAttribute('data-status');
         if (!terminal.includes(status)) return;
-        if (!b.statusSeen) {
+        if (!b.statusSeen) {{
             // the terminal status, painted (the rest of the final state may still come)
             b.statusSeen = true;
-            requestAnimationFrame(() => setTimeout(() => {
+            requestAnimationFrame(() => setTimeout(() => {{
                 b.statusEpoch = performance.timeOrigin + performance.now();
-            }, 0));
-        }
+            }}, 0));
+        }}
         // every message of the call has arrived once the cell has run
-        if (!b.ran || w.hasAttribute('data-rendering') || w.querySelector('[data-rendering]')) {
+        if (!b.ran || w.hasAttribute('data-rendering') || w.querySelector('[data-rendering]')) {{
             return;
-        }
+        }}
         b.pending = true;
         // rendered: painted in the next frame
-        requestAnimationFrame(() => setTimeout(() => {
+        requestAnimationFrame(() => setTimeout(() => {{
             b.final = performance.now();
             b.finalEpoch = performance.timeOrigin + b.final;
             b.status = status;
-        }, 0));
-    };
+        }}, 0));
+    }};
     b.check = check;
     b.mutations = new MutationObserver(check);
-    b.mutations.observe(document.body, {subtree: true, attributes: true,
-        attributeFilter: ['data-status', 'data-rendering'], childList: true});
-}"""
-
-PANEL = """(path) => [...window.jupyterapp.shell.widgets('main')]
-    .find(w => w.context?.path === path)"""
+    b.mutations.observe(document.body, {{subtree: true, attributes: true,
+        attributeFilter: ['data-status', 'data-rendering'], childList: true}});
+}}"""
 
 RUN_CELL = f"""([path, index]) => {{
     const panel = ({PANEL})(path);
@@ -153,10 +162,14 @@ class Scenario:
     title: str
     workload: Workload
     mode: str  # whole, streamed, default, cancelled
+    #: a cell run (and saved) before the measured call, in the same turn
+    prelude: str = ""
+    #: the measured cell's options (the default run)
+    options: str = ""
 
     def call_cell(self) -> str:
         if self.mode == "default":
-            return "%%apply_patch\n" + self.workload.patch
+            return f"%%apply_patch {self.options}".rstrip() + "\n" + self.workload.patch
         if self.mode == "whole":
             return "%apply_patch patch.txt --stream-chunk 0"
         chunk = math.ceil(len(self.workload.patch) / STREAM_DELTAS)
@@ -190,7 +203,38 @@ def scenarios() -> list[Scenario]:
     cell = cell_workload()
     out.append(Scenario("default", "1,300-line cell, default run", cell, "default"))
     out.append(Scenario("c-cancelled", "(c) 2 MB Add File, cancelled mid-stream", c, "cancelled"))
+    one = Workload("one", "a one-line Add File", {}, ONE_LINE, {"one.txt": b"one line\n"})
+    prelude = "%%apply_patch\n" + cell.patch
+    for name, title, options in [
+        ("one-after-big", "one-line call after the 1,300-line cell", ""),
+        ("declined-after-big", "declined one-line call after it", "--review --approve decline"),
+    ]:
+        out.append(Scenario(name, title, one, "default", prelude=prelude, options=options))
     return out
+
+
+ONE_LINE = "*** Begin Patch\n*** Add File: one.txt\n+one line\n*** End Patch\n"
+
+
+class MainThreadCpu:
+    """The page's main thread's CPU time, in ms (Chromium's ``ThreadTime`` metric, through the
+    DevTools protocol): the work the page did, whatever else the machine's cores did meanwhile.
+    """
+
+    def __init__(self, page: Any) -> None:
+        self.cdp = page.context.new_cdp_session(page)
+        self.cdp.send("Performance.enable")
+        self.start = self.now()
+
+    def now(self) -> float:
+        metrics = self.cdp.send("Performance.getMetrics")["metrics"]
+        return float(next(m["value"] for m in metrics if m["name"] == "ThreadTime")) * 1000
+
+    def spent(self) -> float:
+        """The CPU time since this was made; the session ends."""
+        spent = self.now() - self.start
+        self.cdp.detach()
+        return spent
 
 
 def run_scenario(page: Any, server: JupyterServer, s: Scenario, run: int = 1) -> dict[str, Any]:
@@ -203,24 +247,29 @@ def run_scenario(page: Any, server: JupyterServer, s: Scenario, run: int = 1) ->
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
     (folder / "patch.txt").write_text(s.workload.patch, encoding="utf-8")
-    name = server.write_notebook(f"{folder.name}/bench.ipynb", [SETUP, s.call_cell(), PROBE])
+    before = [SETUP, *([s.prelude] if s.prelude else [])]
+    call = len(before)  # the measured cell's index
+    name = server.write_notebook(f"{folder.name}/bench.ipynb", [*before, s.call_cell(), PROBE])
     page.goto(f"{server.url}/lab/tree/{name}?reset")
     page.wait_for_function(LAB_KERNEL_READY, arg=name, timeout=90_000, polling=100)
-    page.evaluate(RUN_CELL, [name, 0])
-    page.wait_for_function(CELL_DONE, arg=[name, 0], timeout=60_000, polling=100)
+    for index in range(call):
+        page.evaluate(RUN_CELL, [name, index])
+        page.wait_for_function(CELL_DONE, arg=[name, index], timeout=120_000, polling=100)
     page.evaluate(SAVE, name)
     size_before = (server.root / name).stat().st_size
     page.wait_for_timeout(500)  # let the page settle: only the call's tasks count
-    page.evaluate(OBSERVE, TERMINAL)
-    page.evaluate(RUN_CELL, [name, 1])
+    page.evaluate(OBSERVE, [TERMINAL, name, call])
+    cpu = MainThreadCpu(page)
+    page.evaluate(RUN_CELL, [name, call])
     if s.mode == "cancelled":
         # the stream shows (at most 200,000 characters of the text): interrupt a third in
         page.wait_for_function(f"() => ({STREAMED_LINES})() > 0", timeout=120_000, polling=50)
         page.wait_for_timeout(STREAM_DELTAS * CANCEL_DELAY * 1000 / 3)
         page.evaluate(INTERRUPT, name)
     page.wait_for_function("() => window.__bench.final !== null", timeout=600_000, polling=50)
-    page.wait_for_function(CELL_DONE, arg=[name, 1], timeout=120_000, polling=100)
+    page.wait_for_function(CELL_DONE, arg=[name, call], timeout=120_000, polling=100)
     page.wait_for_timeout(1000)  # late tasks (a record rendered after the view) count too
+    cpu_ms = cpu.spent()
     seen = page.evaluate(
         """() => { const b = window.__bench; b.observer.disconnect(); b.mutations.disconnect();
             return {tasks: b.tasks, t0: b.t0, final: b.final, finalEpoch: b.finalEpoch,
@@ -228,9 +277,9 @@ def run_scenario(page: Any, server: JupyterServer, s: Scenario, run: int = 1) ->
     )
     page.evaluate(SAVE, name)
     size_after = (server.root / name).stat().st_size
-    page.evaluate(RUN_CELL, [name, 2])
-    page.wait_for_function(CELL_DONE, arg=[name, 2], timeout=60_000, polling=100)
-    outputs = json.loads(page.evaluate(CELL_TEXT, [name, 2]))
+    page.evaluate(RUN_CELL, [name, call + 1])
+    page.wait_for_function(CELL_DONE, arg=[name, call + 1], timeout=60_000, polling=100)
+    outputs = json.loads(page.evaluate(CELL_TEXT, [name, call + 1]))
     text = "".join(
         "".join(o.get("text", "")) if isinstance(o.get("text"), list) else o.get("text", "")
         for o in outputs
@@ -253,6 +302,7 @@ def run_scenario(page: Any, server: JupyterServer, s: Scenario, run: int = 1) ->
         "total_s": (seen["final"] - seen["t0"]) / 1000,
         "growth_kb": (size_after - size_before) / 1000,
         "clock_skew_ms": skew,
+        "cpu_ms": cpu_ms,
     }
 
 
@@ -269,15 +319,15 @@ def table(rows: list[dict[str, Any]]) -> list[str]:
     lines = [
         "| scenario | patch kB | status | longest task, ms | tasks > 100 ms | long tasks "
         "| pipeline end to status shown, ms | to final shown, ms | total, s "
-        "| saved notebook growth, kB |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| page main-thread CPU, ms | saved notebook growth, kB |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in rows:
         lines.append(
             f"| {r['title']} | {r['patch_kb']:.0f} | {r['status']} | {r['longest_ms']:.0f} "
             f"| {r['over_100']} | {r['tasks']} | {_ms(r.get('end_to_status_ms'))} "
             f"| {r['end_to_final_ms']:.0f} "
-            f"| {r['total_s']:.2f} | {r['growth_kb']:.1f} |"
+            f"| {r['total_s']:.2f} | {r['cpu_ms']:.0f} | {r['growth_kb']:.1f} |"
         )
     return lines
 
@@ -335,13 +385,17 @@ def main(argv: list[str] | None = None) -> int:
                 page = context.new_page()
                 for s in chosen:
                     t = time.monotonic()
-                    runs = [run_scenario(page, server, s, k) for k in range(1, args.runs + 1)]
+                    runs = []
+                    for k in range(1, args.runs + 1):
+                        runs.append(run_scenario(page, server, s, k))
+                        print(f"  run {k}: {json.dumps(runs[-1])}", flush=True)
                     row = median_row(runs)
                     rows.append(row)
                     print(
                         f"{s.title}: longest task {row['longest_ms']:.0f} ms, "
                         f"{row['over_100']} over 100 ms, end to final "
                         f"{row['end_to_final_ms']:.0f} ms, total {row['total_s']:.2f} s, "
+                        f"main-thread CPU {row['cpu_ms']:.0f} ms, "
                         f"notebook +{row['growth_kb']:.1f} kB, clock skew "
                         f"{row['clock_skew_ms']:.0f} ms ({time.monotonic() - t:.0f} s)",
                         flush=True,
@@ -353,7 +407,7 @@ def main(argv: list[str] | None = None) -> int:
     head = [
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; JupyterLab in Chromium "
         f"({CHROMIUM}), headless, 1280x1000; {cores} CPUs shared with other work (noisy): "
-        f"median of {args.runs} runs each. Streamed: "
+        f"median of {plural(args.runs, 'run')} each. Streamed: "
         f"{STREAM_DELTAS} deltas {STREAM_DELAY * 1000:.0f} ms apart; whole: --stream-chunk 0; "
         "the default run: `%%apply_patch` with no option; cancelled: (c) streamed in 100 "
         "deltas 50 ms apart, interrupted (SIGINT) a third into its stream.",
@@ -363,8 +417,10 @@ def main(argv: list[str] | None = None) -> int:
         "the call's last event, in the kernel) to the first frame painted after the widget "
         "shows its terminal status (status shown), and after that, the cell has ended "
         "(every message of the call in: colours, the static record) and the widget has no "
-        "rendering pending (final shown). Growth: the notebook saved through the contents "
-        "API before and after the call.",
+        "rendering pending (final shown). Page main-thread CPU: Chromium's `ThreadTime` "
+        "(DevTools protocol) over the same span as the long tasks, the page's own work "
+        "whatever the machine's other users do (wall times are not). Growth: the notebook "
+        "saved through the contents API before and after the call.",
         "",
     ]
     label = f"### {args.label}" if args.label else "### latest run"

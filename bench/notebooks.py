@@ -23,7 +23,7 @@ sys.path.insert(0, str(REPO))
 
 from applypatch_ext.core.apply.changes import AppliedPatchDelta, AppliedUpdate  # noqa: E402
 from applypatch_ext.core.turn.turn_diff import TurnDiffTracker  # noqa: E402
-from applypatch_ext.jupyter.notebooks import (  # noqa: E402
+from applypatch_ext.notebooks import (  # noqa: E402
     notebook_diff,
     tracker_notebook_diffs,
     validate_notebook,

@@ -34,7 +34,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from types import ModuleType
@@ -42,6 +42,9 @@ from typing import Any
 
 import peers as peers_mod
 import workloads as wl
+from diagnosis import section_diagnosis
+from report import Report
+from saving import section_saving
 from scaling import peak_memory, section_scaling
 
 REPO = Path(__file__).resolve().parent.parent
@@ -220,40 +223,6 @@ def whole_process(cmd: list[str], stdin: bytes, cwd: Path) -> float:
 
 # ------------------------------------------------------------------------------------------------
 # report
-
-
-@dataclass
-class Target:
-    name: str
-    figure: str
-    limit: str
-    ok: bool | None  # None: not measurable here
-
-    @property
-    def verdict(self) -> str:
-        return "n/a" if self.ok is None else ("PASS" if self.ok else "MISS")
-
-
-@dataclass
-class Report:
-    lines: list[str] = field(default_factory=list)
-    targets: list[Target] = field(default_factory=list)
-
-    def out(self, text: str = "") -> None:
-        print(text, flush=True)
-        self.lines.append(text)
-
-    def table(self, header: list[str], rows: list[list[str]]) -> None:
-        self.out("| " + " | ".join(header) + " |")
-        self.out("|" + "|".join(" --- " for _ in header) + "|")
-        for row in rows:
-            self.out("| " + " | ".join(row) + " |")
-        self.out()
-
-    def target(self, name: str, value: float | None, limit: float, fmt: str = "{:.2f}") -> None:
-        figure = "n/a" if value is None else fmt.format(value)
-        ok = None if value is None else value <= limit
-        self.targets.append(Target(name, figure, fmt.format(limit), ok))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -890,9 +859,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--only",
-        choices=["h", "i"],
-        help="Run one section only: h (slow verification, beside the reference binary) or i "
-        "(growth with size, memory against the input).",
+        choices=["h", "i", "j", "k"],
+        help="Run one section only: h (slow verification, beside the reference binary), i "
+        "(growth with size, memory against the input), j (saving a notebook of many calls "
+        "through a real Jupyter server) or k (the failure atlas on real model-written patches: "
+        "shares per diagnosis kind, location accuracy).",
     )
     args = parser.parse_args(argv)
     if args.profile:
@@ -930,6 +901,10 @@ def main(argv: list[str] | None = None) -> int:
             section_slow_verification(report, sandbox, peers, args.runs)
         if args.only in (None, "i"):
             section_scaling(report)
+        if args.only in (None, "j"):
+            section_saving(report)
+        if args.only in (None, "k"):
+            section_diagnosis(report)
     finally:
         shutil.rmtree(sandbox.root, ignore_errors=True)
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from report import Report
+
 from applypatch_ext.core.apply.changes import AppliedAdd, AppliedPatchDelta
 from applypatch_ext.core.apply.explain import explain_match_failure
 from applypatch_ext.core.apply.memfs import MemoryFilesystem
@@ -194,7 +196,7 @@ def peak_memory(run: Callable[[], object]) -> int:
         tracemalloc.stop()
 
 
-def section_scaling(report: Any) -> None:
+def section_scaling(report: Report) -> None:
     report.out("## (i) Growth with size, and memory against the input")
     report.out()
     rows = []

@@ -25,9 +25,9 @@ from IPython.testing.globalipapp import start_ipython  # noqa: E402
 from IPython.utils.capture import capture_output  # noqa: E402
 
 from applypatch_ext.core.turn.pacing import plan_stream  # noqa: E402
-from applypatch_ext.jupyter import magic as magic_module  # noqa: E402
-from applypatch_ext.jupyter.session import SESSION  # noqa: E402
-from applypatch_ext.jupyter.widget import ApplyPatchWidget  # noqa: E402
+from applypatch_ext.jupyter.live.session import SESSION  # noqa: E402
+from applypatch_ext.jupyter.live.widget import ApplyPatchWidget  # noqa: E402
+from applypatch_ext.jupyter.magics import magic as magic_module  # noqa: E402
 
 
 class TimedWidget(ApplyPatchWidget):

@@ -7,7 +7,9 @@ from pathlib import Path
 
 ROLLOUTS = Path(__file__).parent / "data" / "rollouts"
 VERSIONS = ("0.163.0", "0.147.0", "0.47.0")
-SCENARIOS = ("session", "shell_forms")
+#: freeform_commands: Codex's freeform apply_patch given shell commands (it refuses them as
+#: invalid patches) and a bare heredoc (applied).
+SCENARIOS = ("session", "shell_forms", "freeform_commands")
 
 
 def rollout_path(version: str, scenario: str) -> Path:

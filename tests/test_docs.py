@@ -29,7 +29,7 @@ def headings() -> set[str]:
 
 def citing_files() -> list[Path]:
     """The files that may cite the behaviour (``node_modules`` left out)."""
-    files = [REPO / "README.md", REPO / "CONTRIBUTING.md"]
+    files = [REPO / "README.md", REPO / "CONTRIBUTING.md", REPO / "SECURITY.md"]
     for top in CITING:
         files += sorted(
             path
@@ -76,10 +76,38 @@ def test_headings_are_numbered_in_order() -> None:
 
 @pytest.mark.parametrize(
     "document",
-    ["README.md", "CONTRIBUTING.md", "CHANGELOG.md", "SECURITY.md", "docs/architecture.md"],
+    [
+        "README.md",
+        "CONTRIBUTING.md",
+        "CHANGELOG.md",
+        "SECURITY.md",
+        "docs/architecture.md",
+        "docs/diff-model.md",
+    ],
 )
 def test_local_links_resolve(document: str) -> None:
     path = REPO / document
     targets = [t for t in LINK.findall(path.read_text(encoding="utf-8")) if "://" not in t]
     broken = [t for t in targets if not (path.parent / t).exists()]
     assert not broken, f"{document} links to missing files: {broken}"
+
+
+def test_every_install_shown_installs_what_exists() -> None:
+    """Issue 23 item 10: the package is on no registry yet, so every ``pip install`` the README
+    and CONTRIBUTING show installs a checkout (``.``, ``".[lab]"``, ``-e .``) or a wheel
+    ``make dist`` built; the registry's name appears only where they say it does not work. The
+    README's first install is one that works."""
+    for name in ("README.md", "CONTRIBUTING.md"):
+        text = (REPO / name).read_text(encoding="utf-8")
+        found = list(re.finditer(r"pip install\s+(?:-e\s+)?[`'\"]?([^\s`'\"]+)", text))
+        assert found, name
+        for match in found:
+            target = match.group(1)
+            sentence = text[text.rfind(".", 0, match.start()) + 1 : text.find(".", match.end())]
+            if target.startswith("applypatch_ext"):
+                assert "does not work" in sentence, (name, sentence)
+            else:
+                assert target.startswith((".", "dist/")), (name, match.group(0))
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    first = re.search(r"pip install\s+[`'\"]?([^\s`'\"]+)", readme)
+    assert first is not None and first.group(1) == ".", first

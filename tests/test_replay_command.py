@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+import pytest
+
+from applypatch_ext.__main__ import build_parser
 
 from .rollouts import project_after, project_before, rollout_path
 from .trees import snapshot_dir
@@ -38,13 +43,23 @@ def test_replay_a_real_session(tmp_path: Path) -> None:
         ("call_turn2", "completed", "completed", True),
     ]
     assert kinds.count("call_result") == 5
+    # the recorded failure is diagnosed beside its text (the failure atlas), the others not
+    results = {line["call_id"]: line for line in lines if line["type"] == "call_result"}
+    assert [k for k, r in results.items() if r["diagnosis"] is not None] == ["call_mismatch"]
+    diagnosis = results["call_mismatch"]["diagnosis"]
+    assert diagnosis["kind"] == "context_not_found" and diagnosis["path"] == "app.cfg"
+    assert diagnosis["line_absent"] == "no similar line in the file"
+    assert kinds.count("patch_diagnosis") == 1
+    assert all(r["warnings"] == [] for r in results.values())
     assert kinds.count("patch_apply_begin") == kinds.count("patch_apply_end") == 4
     # one call_result, then its replay_call line
     for index, kind in enumerate(kinds):
         if kind == "replay_call":
             assert kinds[index - 1] == "call_result"
     turn_diffs = [line for line in lines if line["type"] == "turn_diff" and "turn" in line]
-    assert [(t["turn"], t["final"]) for t in turn_diffs] == [(1, False), (2, True)]
+    # each turn's closing TurnDiff is that turn's final one
+    assert [(t["turn"], t["final"]) for t in turn_diffs] == [(1, True), (2, True)]
+    assert kinds[-3:] == ["turn_diff", "turn_diff", "replay_summary"]
     summary = lines[-1]
     assert summary["type"] == "replay_summary"
     assert (summary["turns"], summary["calls"], summary["agree"], summary["differ"]) == (2, 5, 5, 0)
@@ -56,14 +71,57 @@ def test_replay_a_real_session(tmp_path: Path) -> None:
 def test_refuses_without_a_directory(tmp_path: Path) -> None:
     code, lines, stderr = replay(str(rollout_path("0.47.0", "session")))
     assert code == 2 and lines == []
-    assert stderr.startswith("replay: the session's recorded working directory /tmp/rollout-")
-    assert stderr.endswith("pass --cwd DIR (a copy of the project as it was before the session)\n")
+    assert stderr.startswith("replay: the session was recorded in /tmp/rollout-")
+    assert "pass --cwd DIR, a copy of the project as it was before the session" in stderr
     code, _, stderr = replay(str(tmp_path / "nope.jsonl"), "--cwd", str(tmp_path))
     assert code == 2 and stderr.startswith(f"replay: cannot read {tmp_path}/nope.jsonl: ")
     code, _, stderr = replay(
         str(rollout_path("0.47.0", "session")), "--cwd", str(tmp_path), "--approval-policy", "x"
     )
     assert code == 2 and stderr.startswith("replay: --approval-policy: ")
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("README.md", "# A project\n\nIt has a README.\n" * 128 + "the end\n"),
+        ("other.jsonl", '{"kind": "log", "n": 1}\n{"kind": "log", "n": 2}\n'),
+        ("empty.jsonl", ""),
+    ],
+)
+def test_a_file_that_is_not_a_session_is_refused(tmp_path: Path, name: str, text: str) -> None:
+    source = tmp_path / name
+    source.write_text(text)
+    code, lines, stderr = replay(str(source), "--cwd", str(tmp_path))
+    assert code == 2 and lines == []
+    count = text.count("\n") + 1
+    found = (
+        "it is empty"
+        if not text
+        else f"none of its {count} lines is a session record, a JSON object whose 'type' is "
+        "session_meta, turn_context, response_item, event_msg, compacted"
+    )
+    assert stderr.startswith(f"replay: {source}: not a Codex session file: {found}")
+    assert stderr.endswith(
+        "; expected a rollout-*.jsonl file or a JSON file of Responses API items\n"
+    )
+    assert stderr.count("\n") == 1  # one line, not one "skipped" line per line of the file
+    if name == "README.md":
+        assert "(line 1: not JSON (Expecting value: line 1 column 1 (char 0)))" in stderr
+
+
+def test_help_names_only_options_replay_takes() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "applypatch_ext", "replay", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    named = set(re.findall(r"--[a-z][a-z-]*[a-z]", proc.stdout))
+    assert "--writable-root" not in named
+    commands = next(a for a in build_parser()._actions if a.dest == "command")
+    takes = set(commands.choices["replay"]._option_string_actions)
+    assert named <= takes, sorted(named - takes)
 
 
 def test_malformed_lines_and_a_difference(tmp_path: Path) -> None:

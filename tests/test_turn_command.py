@@ -205,3 +205,88 @@ def test_review_asks_for_a_call_inside_the_working_directory(tmp_path: Path) -> 
     begin = next(line for line in lines if line["type"] == "patch_apply_begin")
     assert begin["auto_approved"] is False
     assert (work / "a.txt").read_text() == "uno\ntwo\n" and (work / "b.txt").read_text() == "bee\n"
+
+
+# -- the failure atlas in the JSON lines ---------------------------------------------------------
+
+FILE = "def f():\n    return 1\n\n\ndef g():\n    return 2\n"
+#: One patch per warning kind and the file it runs on.
+WARNED = {
+    "appended_at_end": ("*** Update File: a.py\n@@ def f():\n+    print('f')", "a.py", FILE),
+    "fuzzy_match": ("*** Update File: b.py\n@@\n def f():\n-  return 1\n+  return 0", "b.py", FILE),
+    "ambiguous_match": (
+        "*** Update File: c.py\n@@\n-    return 1\n+    return 0",
+        "c.py",
+        FILE + "    return 1\n",
+    ),
+    "invalid_content": (
+        '*** Update File: n.ipynb\n@@\n-{"cells": [], "metadata": {}, "nbformat": 4, '
+        '"nbformat_minor": 5}\n+{}',
+        "n.ipynb",
+        '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n',
+    ),
+}
+
+
+def test_each_warning_kind_in_the_json_lines(tmp_path: Path) -> None:
+    work = tmp_path / "w"
+    work.mkdir()
+    for _body, name, content in WARNED.values():
+        (work / name).write_text(content)
+    patches = [f"*** Begin Patch\n{body}\n*** End Patch\n" for body, _, _ in WARNED.values()]
+    code, lines = run_turn(tmp_path, patches, "--invalid-notebooks", "warn")
+    assert code == 0
+    results = [line for line in lines if line["type"] == "call_result"]
+    events = [line for line in lines if line["type"] == "patch_warning"]
+    assert len(results) == len(events) == len(WARNED)
+    for (kind, (_, name, _)), result, event in zip(WARNED.items(), results, events, strict=True):
+        assert result["status"] == "completed" and result["diagnosis"] is None
+        [warning] = result["warnings"]
+        assert warning["kind"] == kind and warning["path"] == name
+        assert set(warning) == {
+            "kind",
+            "message",
+            "path",
+            "patch_line",
+            "line",
+            "line_absent",
+            "suggestion",
+            "replaces",
+        }
+        assert event["call_id"] == result["call_id"]
+        assert {k: v for k, v in event.items() if k not in ("type", "call_id", "time")} == warning
+
+
+def test_a_failure_is_diagnosed_in_the_json_lines(tmp_path: Path) -> None:
+    work = tmp_path / "w"
+    work.mkdir()
+    (work / "a.py").write_text(FILE)
+    text = (
+        "\n*** Begin Patch\n*** Update File: a.py\n@@ def h():\n-    return 2\n+    return 3\n"
+        "*** End Patch\n"
+    )
+    code, lines = run_turn(tmp_path, [text])
+    assert code == 1
+    (result,) = [line for line in lines if line["type"] == "call_result"]
+    # the reference's text, unchanged; the diagnosis beside it
+    assert (
+        result["output"]
+        == f"apply_patch verification failed: Failed to find context 'def h():' in {work}/a.py"
+    )
+    assert result["diagnosis"] == {
+        "kind": "change_context_not_found",
+        "message": "`def h():` is in no line of a.py: an `@@` line must repeat a whole line of the "
+        "file above the change; write `@@` alone if the lines below it are enough.",
+        "path": "a.py",
+        "patch_line": 4,  # the file's own line 4: a blank line comes before the patch
+        "line": 6,
+        "line_absent": None,
+        "suggestion": "@@\n-    return 2\n+    return 3",
+        "replaces": [4, 6],  # the chunk's lines 4 to 6 of the text, which it stands in for
+    }
+    assert result["warnings"] == []
+    (event,) = [line for line in lines if line["type"] == "patch_diagnosis"]
+    assert {k: v for k, v in event.items() if k not in ("type", "call_id", "time")} == result[
+        "diagnosis"
+    ]
+    assert (work / "a.py").read_text() == FILE

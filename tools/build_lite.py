@@ -4,13 +4,16 @@ Everything comes from the package registries at build time and is cached in ``.c
 
 1. a build environment (``.cache/lite/venv``) with ``jupyterlite-core``, the Pyodide kernel and
    the front ends of the widgets (``jupyterlab_widgets``, ``anywidget``): ``jupyter lite build``
-   copies the federated labextensions it finds there into the site;
+   copies the federated labextensions it finds there into the site, and this package's own (the
+   one that edits ``%%apply_patch`` cells as a patch) from the wheel of step 3;
 2. the Pyodide runtime from the ``pyodide`` npm package, at the version the kernel names;
 3. the wheels the kernel and this package need, pure Python, from PyPI (versions pinned to the
    ones of that Pyodide release's own lock file where it has them), and this package as a wheel
    built from the checkout;
 4. a local Pyodide distribution of exactly those files, with its ``pyodide-lock.json``;
-5. ``jupyter lite build --pyodide`` with ``notebooks/`` (and its data) as the contents.
+5. ``jupyter lite build --pyodide`` with the teaching set as the contents: the notebooks and
+   data of ``notebooks/`` that git tracks, every notebook with its outputs cleared (see
+   ``tools/teaching.py``; what else lies in the folder is named and left out).
 
 The site then needs no network: the kernel loads Pyodide and every package from the site itself
 (no CDN, PyPI fallback disabled). The script checks the built site for external URLs in what the
@@ -26,6 +29,7 @@ from __future__ import annotations
 import argparse
 import base64
 import email.parser
+import fcntl
 import hashlib
 import json
 import os
@@ -37,6 +41,8 @@ import tarfile
 import time
 import zipfile
 from pathlib import Path
+
+from teaching import copy_teaching_set
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -359,8 +365,10 @@ def assemble_distribution(
     return tarball
 
 
-def write_lite_dir(cache: Path, own_name: str) -> Path:
-    """The site's configuration: the kernel loads from the site only."""
+def write_lite_dir(cache: Path, own_name: str, own_wheel: Path) -> Path:
+    """The site's configuration: the kernel loads from the site only; the site has the
+    package's own labextension, from the wheel the kernel loads (the same files as a
+    JupyterLab with the package installed)."""
     lite_dir = cache / "lite-dir"
     lite_dir.mkdir(parents=True, exist_ok=True)
     settings = {
@@ -383,19 +391,20 @@ def write_lite_dir(cache: Path, own_name: str) -> Path:
     # away, and "run all" never waits on cells that were not drawn yet.
     overrides = {"@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"}}
     (lite_dir / "overrides.json").write_text(json.dumps(overrides, indent=2) + "\n")
-    build_config = {"LiteBuildConfig": {"no_sourcemaps": True}}
+    build_config = {
+        "LiteBuildConfig": {"no_sourcemaps": True, "federated_extensions": [str(own_wheel)]}
+    }
     (lite_dir / "jupyter_lite_config.json").write_text(json.dumps(build_config, indent=2) + "\n")
     return lite_dir
 
 
 def copy_contents(cache: Path) -> Path:
-    """The teaching notebooks and their data, without executed copies or checkpoints."""
+    """The teaching set (tools/teaching.py): the tracked notebooks, cleared, and their data;
+    nothing else of ``notebooks/`` (scratch notebooks, executed copies, checkpoints)."""
     contents = cache / "contents"
     shutil.rmtree(contents, ignore_errors=True)
-    ignore = shutil.ignore_patterns(
-        ".ipynb_checkpoints", "*.nbconvert.ipynb", "*.executed.ipynb", "*-executed.ipynb"
-    )
-    shutil.copytree(ROOT / "notebooks", contents, ignore=ignore)
+    contents.mkdir(parents=True)
+    copy_teaching_set(ROOT, contents, log=log)
     check_json_names(contents)
     return contents
 
@@ -468,7 +477,7 @@ def build(cache: Path, output: Path) -> None:
     selected = select_closure(wheels, own_wheel, info)
     log("wheels: " + ", ".join(f"{e['name']} {e['version']}" for e in selected.values()))
     dist = assemble_distribution(cache, runtime, npm_lock, selected)
-    lite_dir = write_lite_dir(cache, "applypatch-ext")
+    lite_dir = write_lite_dir(cache, "applypatch-ext", own_wheel)
     contents = copy_contents(cache)
     # A clean site each time: doit's database would otherwise skip tasks whose output is gone.
     shutil.rmtree(output, ignore_errors=True)
@@ -492,6 +501,20 @@ def build(cache: Path, output: Path) -> None:
     log(f"built {output} in {seconds:.0f} s: {size / 2**20:.1f} MiB, {files} files")
 
 
+def hold_build_lock(cache: Path) -> None:
+    """Wait until no other build uses ``cache``, then hold it until the build ends: two builds
+    at once (two ``make lite``, or two test workers) remove each other's wheel and site. The
+    lock's descriptor is inherited by the build environment's process (``execv``), so it is
+    held there too, and released when that process exits."""
+    fd = os.open(cache / "build.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        log(f"waiting for another build that uses {cache}")
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    os.set_inheritable(fd, True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, default=ROOT / ".cache" / "lite")
@@ -503,6 +526,7 @@ def main() -> None:
     python = venv_python(cache)
     inside = Path(sys.prefix).resolve() == (cache / "venv").resolve()
     if not inside:
+        hold_build_lock(cache)
         python = ensure_build_env(cache)
         script = [str(python), __file__, "--cache", str(cache), "--output", str(output)]
         os.execv(str(python), script)

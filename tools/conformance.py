@@ -10,10 +10,13 @@ Release 0.163.0 ignores ``CODEX_APPLY_PATCH_PRESERVE_LINE_ENDINGS`` and always p
 endings, so the legacy normalise-to-LF mode is taken from release 0.161.0 (the newest one that
 still honours the variable), installed the same way into ``<cache>/codex-ref-lf``.
 
-Scenarios are read in place from two suites:
+Scenarios are read in place from three suites:
 
 * ``<repo>/../shared/conformance/codex-scenarios`` -- upstream Codex fixtures (label ``codex/``);
-* ``<repo>/tests/scenarios`` -- our own scenarios (label ``ours/``).
+* ``<repo>/tests/scenarios`` -- our own scenarios (label ``ours/``);
+* ``<repo>/tests/data/model-patches`` -- 814 real model-written patches, each in a tree holding
+  the file it was written for (label ``corpus/``, see that folder's README and
+  ``tests/model_patches.py``): no expected tree, the reference and ours are compared.
 
 A scenario is a directory with an optional ``input/`` (initial tree, else an empty directory),
 ``patch.txt`` (passed unchanged as the single argument; if it contains a NUL byte, which no
@@ -36,7 +39,8 @@ stdout and stderr (the temporary directory's path is replaced by ``<TMP>``).
 Usage::
 
     .venv/bin/python tools/conformance.py --cache .cache [--only REGEX] [--mode preserve|lf]
-        [--keep] [--verbose] [--ours-only | --reference-only | --write-expected]
+        [--suite codex|ours|corpus] [--jobs N] [--keep] [--verbose]
+        [--ours-only | --reference-only | --write-expected]
 
 ``--write-expected`` (re)generates ``expected/`` and ``expected-lf/`` of our own scenarios from
 the reference binary (``expected-lf/`` is removed when identical to ``expected/``). Exit status:
@@ -56,7 +60,9 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn
@@ -75,6 +81,7 @@ OURS_MODULE = "applypatch_ext.cli"
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CODEX_SUITE = REPO_ROOT.parent / "shared" / "conformance" / "codex-scenarios"
 OURS_SUITE = REPO_ROOT / "tests" / "scenarios"
+SUITES = ("codex", "ours", "corpus")
 
 # Upstream scenarios whose expected/ tree only holds in preserve-line-endings mode.
 PRESERVE_ONLY = frozenset({"023_preserves_crlf_line_endings", "024_preserves_mixed_line_endings"})
@@ -182,6 +189,54 @@ class Scenario:
 
     def checks_expected(self, mode: str) -> bool:
         return not (mode == "lf" and self.suite == "codex" and self.name in PRESERVE_ONLY)
+
+    def populate(self, workdir: Path) -> None:
+        """Put the scenario's ``input/`` tree in ``workdir``."""
+        input_dir = self.path / "input"
+        if input_dir.is_dir():
+            shutil.copytree(input_dir, workdir, symlinks=True, dirs_exist_ok=True)
+
+
+@dataclass(frozen=True)
+class CorpusScenario:
+    """A case of tests/data/model-patches: its patch, and a tree holding its file (if any)."""
+
+    name: str
+    patch: bytes
+    tree: tuple[tuple[str, bytes], ...]
+    suite: str = "corpus"
+
+    @property
+    def label(self) -> str:
+        return f"{self.suite}/{self.name}"
+
+    def patch_bytes(self) -> bytes:
+        return self.patch
+
+    def checks_expected(self, mode: str) -> bool:
+        return False  # the reference is the expectation
+
+    def populate(self, workdir: Path) -> None:
+        for name, data in self.tree:
+            (workdir / name).write_bytes(data)
+
+
+AnyScenario = Scenario | CorpusScenario
+
+
+def discover_corpus() -> list[CorpusScenario]:
+    """Every case of the corpus, in its order."""
+    sys.path.insert(0, str(REPO_ROOT))
+    from tests.model_patches import cases  # the corpus's one reader, beside its data
+
+    return [
+        CorpusScenario(
+            f"{case.id}-{case.model}",
+            case.patch.encode("utf-8"),
+            tuple(case.tree().items()),
+        )
+        for case in cases()
+    ]
 
 
 def discover(suite: str, root: Path) -> list[Scenario]:
@@ -337,13 +392,11 @@ def decode_output(data: bytes, workdir: Path) -> str:
     return text.replace(str(workdir), TMP_PLACEHOLDER)
 
 
-def run_impl(impl: Implementation, scenario: Scenario, keep: bool, mode: str) -> RunResult:
+def run_impl(impl: Implementation, scenario: AnyScenario, keep: bool, mode: str) -> RunResult:
     prefix = f"conformance-{scenario.suite}-{scenario.name[:40]}-{mode}-{impl.name}-"
     workdir = Path(os.path.realpath(tempfile.mkdtemp(prefix=prefix)))
     try:
-        input_dir = scenario.path / "input"
-        if input_dir.is_dir():
-            shutil.copytree(input_dir, workdir, symlinks=True, dirs_exist_ok=True)
+        scenario.populate(workdir)
         patch = scenario.patch_bytes()
         argv = list(impl.argv_prefix)
         stdin: bytes | None = None
@@ -501,6 +554,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--cache", type=Path, default=REPO_ROOT / ".cache", help="cache folder")
     parser.add_argument("--only", metavar="REGEX", help="run scenarios whose label matches")
     parser.add_argument("--mode", choices=MODES, action="append", help="restrict to a mode")
+    parser.add_argument(
+        "--suite", choices=SUITES, action="append", help="restrict to a suite (repeatable)"
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="scenarios run at once (each runs two processes)"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary directories")
     parser.add_argument("--verbose", "-v", action="store_true", help="show exit codes/outputs")
     parser.add_argument(
@@ -519,15 +578,64 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+@dataclass
+class Outcome:
+    """One scenario in one mode: both runs and what differs."""
+
+    scenario: AnyScenario
+    mode: str
+    ref: RunResult | None
+    ours: RunResult | None
+    problems: list[str]
+    checked: bool
+
+
+def run_scenario(
+    args: argparse.Namespace, links: dict[str, Path], scenario: AnyScenario, mode: str
+) -> Outcome:
+    """Run the reference and ours on ``scenario`` in ``mode`` and compare them (and each with
+    the expected tree, where the scenario has one)."""
+    ref = ours = None
+    if not args.ours_only:
+        ref = run_impl(reference_impl(links[mode], mode), scenario, args.keep, mode)
+    if not (args.reference_only or args.write_expected):
+        ours = run_impl(ours_impl(args.python, mode), scenario, args.keep, mode)
+    problems: list[str] = []
+    if ref is not None and ours is not None:
+        problems.extend(compare_runs(ref, ours))
+    checked = scenario.checks_expected(mode)
+    if checked and not args.write_expected and isinstance(scenario, Scenario):
+        for who, run in (("reference", ref), ("ours", ours)):
+            if run is not None:
+                problems.extend(compare_expected(run, who, scenario, mode))
+    return Outcome(scenario, mode, ref, ours, problems, checked)
+
+
+def select(args: argparse.Namespace) -> list[AnyScenario]:
+    """The scenarios of the suites asked for (all by default; ours alone to write expected
+    trees), filtered by ``--only``."""
+    wanted = ["ours"] if args.write_expected else (args.suite or list(SUITES))
+    if "codex" in wanted and not CODEX_SUITE.is_dir():
+        print(f"warning: reference scenarios not found at {CODEX_SUITE}")
+    scenarios: list[AnyScenario] = []
+    for suite, root in (("codex", CODEX_SUITE), ("ours", OURS_SUITE)):
+        if suite in wanted:
+            scenarios.extend(discover(suite, root))
+    if "corpus" in wanted:
+        scenarios.extend(discover_corpus())
+    if args.only:
+        pattern = re.compile(args.only)
+        scenarios = [s for s in scenarios if pattern.search(s.label)]
+    return scenarios
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     cache = Path(os.path.realpath(args.cache))
-    run_reference = not args.ours_only
-    run_ours = not (args.reference_only or args.write_expected)
     modes: Sequence[str] = MODES if args.write_expected or not args.mode else tuple(args.mode)
 
     links: dict[str, Path] = {}
-    if run_reference:
+    if not args.ours_only:
         if "preserve" in modes:
             links["preserve"] = install_reference(cache, REFERENCE_VERSION, "codex-ref")
         if "lf" in modes:
@@ -536,57 +644,43 @@ def main(argv: Sequence[str] | None = None) -> int:
             if warning:
                 print(warning)
 
-    if not CODEX_SUITE.is_dir():
-        print(f"warning: reference scenarios not found at {CODEX_SUITE}")
-    suites = [("codex", CODEX_SUITE), ("ours", OURS_SUITE)]
-    if args.write_expected:
-        suites = [("ours", OURS_SUITE)]
-    scenarios = [s for suite, root in suites for s in discover(suite, root)]
-    if args.only:
-        pattern = re.compile(args.only)
-        scenarios = [s for s in scenarios if pattern.search(s.label)]
+    scenarios = select(args)
     if not scenarios:
         print("no scenario selected")
         return 2
 
+    started = time.monotonic()
     passed = failed = 0
     generated: dict[Scenario, dict[str, RunResult]] = {}
-    for scenario, mode in itertools.product(scenarios, modes):
-        ref = ours = None
-        if run_reference:
-            ref = run_impl(reference_impl(links[mode], mode), scenario, args.keep, mode)
-        if run_ours:
-            ours = run_impl(ours_impl(args.python, mode), scenario, args.keep, mode)
-        problems: list[str] = []
-        if ref is not None and ours is not None:
-            problems.extend(compare_runs(ref, ours))
-        checked = scenario.checks_expected(mode)
-        if args.write_expected:
-            assert ref is not None
-            generated.setdefault(scenario, {})[mode] = ref
-        elif checked:
-            for who, run in (("reference", ref), ("ours", ours)):
-                if run is not None:
-                    problems.extend(compare_expected(run, who, scenario, mode))
-        note = "" if checked or args.write_expected else "  (expected/: n/a in lf mode)"
-        status = "RAN " if args.write_expected else "DIFF" if problems else "PASS"
-        print(f"{status}  {scenario.label} [{mode}]{note}")
-        for line in problems:
-            print(line)
-        if args.verbose:
-            for who, run in (("reference", ref), ("ours", ours)):
-                if run is not None:
-                    print("\n".join(describe_run(run, who)))
-        if problems:
-            failed += 1
-        else:
-            passed += 1
-        sys.stdout.flush()
+    pairs = list(itertools.product(scenarios, modes))
+    with ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
+        # the processes run in parallel; the report keeps the scenarios' order
+        outcomes = pool.map(lambda pair: run_scenario(args, links, *pair), pairs)
+        for outcome in outcomes:
+            scenario, mode, problems = outcome.scenario, outcome.mode, outcome.problems
+            if args.write_expected:
+                assert outcome.ref is not None and isinstance(scenario, Scenario)
+                generated.setdefault(scenario, {})[mode] = outcome.ref
+            expected_note = scenario.suite == "corpus" or outcome.checked or args.write_expected
+            note = "" if expected_note else "  (expected/: n/a in lf mode)"
+            status = "RAN " if args.write_expected else "DIFF" if problems else "PASS"
+            print(f"{status}  {scenario.label} [{mode}]{note}")
+            for line in problems:
+                print(line)
+            if args.verbose:
+                for who, run in (("reference", outcome.ref), ("ours", outcome.ours)):
+                    if run is not None:
+                        print("\n".join(describe_run(run, who)))
+            if problems:
+                failed += 1
+            else:
+                passed += 1
+            sys.stdout.flush()
 
     for scenario, runs in generated.items():
         print(f"{scenario.label}: {write_expected(scenario, runs)}")
 
-    print(f"{passed} passed, {failed} failed")
+    print(f"{passed} passed, {failed} failed in {time.monotonic() - started:.0f} s")
     return 1 if failed else 0
 
 

@@ -1,8 +1,9 @@
 """Make the rollout fixtures of tests/data/rollouts/ with the real Codex binary.
 
 The Codex CLI (``codex exec``) is pointed at a stand-in Responses API server of ours on
-127.0.0.1 (a standard-library ``http.server`` that streams SSE events: ``response.created``,
-``response.output_item.done`` for each scripted output item, ``response.completed``). Each
+127.0.0.1 (``applypatch_ext.desk.standin``: a standard-library ``http.server`` that streams SSE
+events: ``response.created``, ``response.output_item.done`` for each scripted output item,
+``response.completed``). Each
 scenario scripts the model's side of a session: tool calls in the forms Codex accepts for
 apply_patch (a ``custom_tool_call`` named ``apply_patch``; a ``function_call`` running a shell
 with ``bash -lc "cd sub && apply_patch <<'EOF' ..."``), a context mismatch, and two turns (the
@@ -24,22 +25,22 @@ No network is used beyond pip: the server listens on 127.0.0.1 only, the API key
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from applypatch_ext.desk.clients import codex_binary
+from applypatch_ext.desk.standin import Item, ScriptedModel, function_call, message
+
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "tests" / "data" / "rollouts"
-PACKAGE = "openai-codex-cli-bin"
 # notebooks/08_replay_a_codex_session.ipynb replays this one (its data/ folder must stay flat)
 NOTEBOOK_SESSION = ("0.163.0", "session")
 NOTEBOOK_COPY = REPO / "notebooks" / "data" / "codex_session.txt"
@@ -54,8 +55,6 @@ SHELL_TOOLS = {"0.163.0": "exec_command", "0.147.0": "exec_command", "0.47.0": "
 
 # --- the scripted model ----------------------------------------------------------------------
 
-Item = dict[str, Any]
-
 
 def custom_call(call_id: str, patch: str) -> Item:
     return {
@@ -65,27 +64,6 @@ def custom_call(call_id: str, patch: str) -> Item:
         "call_id": call_id,
         "name": "apply_patch",
         "input": patch,
-    }
-
-
-def function_call(call_id: str, name: str, arguments: dict[str, Any]) -> Item:
-    return {
-        "type": "function_call",
-        "id": f"fc_{call_id}",
-        "status": "completed",
-        "call_id": call_id,
-        "name": name,
-        "arguments": json.dumps(arguments),
-    }
-
-
-def message(text: str) -> Item:
-    return {
-        "type": "message",
-        "id": "msg_" + hashlib.sha1(text.encode()).hexdigest()[:12],
-        "status": "completed",
-        "role": "assistant",
-        "content": [{"type": "output_text", "text": text, "annotations": []}],
     }
 
 
@@ -212,87 +190,6 @@ def shell_forms_scenario(tool: str) -> Scenario:
     )
 
 
-# --- the server ------------------------------------------------------------------------------
-
-
-class Script:
-    def __init__(self) -> None:
-        self.queue: list[list[Item]] = []
-        self.requests: list[dict[str, Any]] = []
-        self.lock = threading.Lock()
-
-    def next(self, body: dict[str, Any]) -> list[Item]:
-        with self.lock:
-            self.requests.append(body)
-            if not self.queue:
-                return [message("(no more scripted answers)")]
-            return self.queue.pop(0)
-
-
-def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-        def do_GET(self) -> None:
-            # /v1/models and similar: an empty list
-            payload = json.dumps({"object": "list", "data": [], "models": []}).encode()
-            self.send_response(200)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def do_POST(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            raw = self.rfile.read(length)
-            try:
-                body = json.loads(raw or b"{}")
-            except ValueError:
-                body = {"raw": raw.decode("utf-8", "replace")}
-            if not self.path.rstrip("/").endswith("/responses"):
-                self.send_response(404)
-                self.end_headers()
-                return
-            items = script.next(body)
-            n = len(script.requests)
-            events: list[dict[str, Any]] = [
-                {"type": "response.created", "response": {"id": f"resp_{n}"}}
-            ]
-            for index, item in enumerate(items):
-                events.append(
-                    {"type": "response.output_item.added", "output_index": index, "item": item}
-                )
-                events.append(
-                    {"type": "response.output_item.done", "output_index": index, "item": item}
-                )
-            events.append(
-                {
-                    "type": "response.completed",
-                    "response": {
-                        "id": f"resp_{n}",
-                        "usage": {
-                            "input_tokens": 10,
-                            "input_tokens_details": {"cached_tokens": 0},
-                            "output_tokens": 5,
-                            "output_tokens_details": {"reasoning_tokens": 0},
-                            "total_tokens": 15,
-                        },
-                    },
-                }
-            )
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.send_header("cache-control", "no-cache")
-            self.end_headers()
-            for event in events:
-                chunk = f"event: {event['type']}\ndata: {json.dumps(event)}\n\n"
-                self.wfile.write(chunk.encode())
-                self.wfile.flush()
-
-    return Handler
-
-
 # --- running Codex ---------------------------------------------------------------------------
 
 
@@ -300,27 +197,7 @@ def install(cache: Path, version: str) -> Path:
     """The codex binary of ``version``: PyPI's wheel, or npm's package for older versions."""
     if version.startswith("0.4"):
         return install_npm(cache, version)
-    target = cache / f"codex-{version}"
-    if not (target / f"openai_codex_cli_bin-{version}.dist-info").is_dir():
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-                "--no-deps",
-                "--target",
-                str(target),
-                f"{PACKAGE}=={version}",
-            ],
-            check=True,
-        )
-    binary = target / "codex_cli_bin" / "bin" / "codex"
-    if not binary.is_file():
-        raise SystemExit(f"no codex binary in {target}")
-    return binary
+    return codex_binary(cache, version)
 
 
 def install_npm(cache: Path, version: str) -> Path:
@@ -338,7 +215,7 @@ def install_npm(cache: Path, version: str) -> Path:
     return binary
 
 
-def config_toml(port: int, model: str) -> str:
+def config_toml(base_url: str, model: str) -> str:
     return f"""model = "{model}"
 model_provider = "standin"
 approval_policy = "never"
@@ -346,7 +223,7 @@ sandbox_mode = "danger-full-access"
 
 [model_providers.standin]
 name = "stand-in Responses API"
-base_url = "http://127.0.0.1:{port}/v1"
+base_url = "{base_url}"
 wire_api = "responses"
 env_key = "STANDIN_API_KEY"
 request_max_retries = 0
@@ -372,17 +249,13 @@ def write_tree(root: Path, files: dict[str, str]) -> None:
 def run_scenario(
     binary: Path, model: str, scenario: Scenario, out_dir: Path, *, probe: bool
 ) -> None:
-    script = Script()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(script))
-    port = server.server_address[1]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    script = ScriptedModel().start()
     with tempfile.TemporaryDirectory(prefix="rollout-") as scratch:
         home = Path(scratch) / "codex-home"
         project = Path(scratch) / "project"
         home.mkdir()
         project.mkdir()
-        (home / "config.toml").write_text(config_toml(port, model), encoding="utf-8")
+        (home / "config.toml").write_text(config_toml(script.base_url, model), encoding="utf-8")
         write_tree(project, scenario.before)
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -392,7 +265,7 @@ def run_scenario(
             "RUST_LOG": "error",
         }
         for turn, prompt in enumerate(scenario.prompts):
-            script.queue = list(scenario.responses[turn])
+            script.play(scenario.responses[turn])
             cmd = [str(binary), "exec", "--skip-git-repo-check"]
             if turn > 0:
                 # resume by id (0.47 reads `--last PROMPT` as a session id)
@@ -405,7 +278,7 @@ def run_scenario(
             if result.returncode != 0 or probe:
                 print(result.stdout[-3000:])
                 print(result.stderr[-3000:])
-        server.shutdown()
+        script.stop()
         if probe:
             for request in script.requests:
                 tools = [t.get("name") or t.get("type") for t in request.get("tools", [])]
@@ -437,24 +310,55 @@ def run_scenario(
         )
 
 
+def freeform_commands_scenario() -> Scenario:
+    """The freeform apply_patch tool given a shell command instead of a patch (with and
+    without ``cd``, inside ``bash -lc``), and a bare heredoc, which the parser's lenient mode
+    takes: what Codex answers to each (the desk's tool must answer the same)."""
+    add = "*** Begin Patch\n*** Add File: {}\n+x\n*** End Patch"
+    return Scenario(
+        name="freeform_commands",
+        before={"sub/keep.txt": "keep\n"},
+        prompts=["Add files with the freeform tool"],
+        responses=[
+            [
+                [custom_call("call_heredoc", shell_heredoc(None, add.format("h.txt")))],
+                [custom_call("call_cd", shell_heredoc("sub", add.format("c.txt")))],
+                [
+                    custom_call(
+                        "call_bash",
+                        shlex.join(shell_argv(shell_heredoc("sub", add.format("b.txt")))),
+                    )
+                ],
+                [custom_call("call_bare", f"<<'EOF'\n{add.format('bare.txt')}\nEOF\n")],
+                [message("Tried four inputs.")],
+            ]
+        ],
+    )
+
+
 def scenarios_for(version: str) -> list[Scenario]:
     tool = SHELL_TOOLS[version]
-    return [session_scenario(tool), shell_forms_scenario(tool)]
+    return [session_scenario(tool), shell_forms_scenario(tool), freeform_commands_scenario()]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, default=REPO / ".cache")
     parser.add_argument("--version", action="append", default=[])
+    parser.add_argument("--scenario", action="append", default=[], help="only these (names)")
     parser.add_argument("--probe", action="store_true", help="print Codex's output and tools")
     args = parser.parse_args()
     for version in args.version or VERSIONS:
         binary = install(args.cache.resolve(), version)
         print(f"codex {version}: {binary}")
         for scenario in scenarios_for(version):
+            if args.scenario and scenario.name not in args.scenario:
+                continue
             print(f" scenario {scenario.name}")
             run_scenario(binary, MODELS[version], scenario, OUT / version, probe=args.probe)
-        if version == NOTEBOOK_SESSION[0]:
+        if version == NOTEBOOK_SESSION[0] and (
+            not args.scenario or NOTEBOOK_SESSION[1] in args.scenario
+        ):
             shutil.copyfile(OUT / version / f"{NOTEBOOK_SESSION[1]}.jsonl", NOTEBOOK_COPY)
             print(f" copied to {NOTEBOOK_COPY.relative_to(REPO)}")
     return 0
