@@ -2540,9 +2540,9 @@ function requestText(approval, reviewState, dir) {
   const files = arr(approval.files).map(str);
   const { shown: listed, hidden } = truncate(files, LIMITS.rows);
   return [
-    h("strong", { text: approval.retry ? "Retry without the sandbox?" : "Approve this patch?" }),
+    h("strong", { text: str(approval.heading) }),
     approval.reason ? h("div", { class: "applypatch-reason", text: str(approval.reason) }) : null,
-    h("div", { text: `It writes ${files.length} path${files.length === 1 ? "" : "s"}:` }),
+    h("div", { text: str(approval.writes) }),
     h(
       "ul",
       { class: "applypatch-files" },
@@ -2834,7 +2834,7 @@ function lastUndo(previous, vocabulary) {
     "div",
     { "data-status": str(previous.status) },
     h("strong", { text: `${str(previous.kind) || "undo"} ${str(previous.call_id)}: ${label}` }),
-    pending ? h("div", { text: `It writes: ${arr(obj(previous.approval).files).map(str).join(", ")}` }) : null,
+    pending ? h("div", { text: `${str(obj(previous.approval).writes)} ${arr(obj(previous.approval).files).map(str).join(", ")}` }) : null,
     previous.error ? h("pre", { class: "applypatch-error" }, ...safeLines(previous.error)) : null,
     previous.output ? h("pre", { class: "applypatch-stdout" }, ...safeLines(previous.output)) : null
   );

@@ -55,6 +55,8 @@ function loadSamples() {
 }
 
 const SAMPLES = loadSamples();
+/** What an approval request says above its files, as Python words it: `one`, `two`, `retry`. */
+const WORDS = SAMPLES.request_words;
 const STAGES = stageList(VOCABULARY);
 const STAGE_NAMES = STAGES.map((s) => s.name);
 /** @param {string} status */
@@ -939,7 +941,7 @@ describe("render", () => {
     model.set({
       status: STATUS.awaiting,
       stage: WAITING,
-      approval: { files: ["/w/a.txt", "/elsewhere/b"], reason: null, retry: false, cwd: "/w", request_id: "c:1" },
+      approval: { files: ["/w/a.txt", "/elsewhere/b"], reason: null, retry: false, cwd: "/w", request_id: "c:1", ...WORDS.two },
     });
     await tick();
     assert.equal(box.hidden, false);
@@ -967,10 +969,12 @@ describe("render", () => {
         retry: true,
         cwd: "/w",
         request_id: "c:2",
+        ...WORDS.retry,
       },
     });
     await tick();
     assert.equal(approve.disabled, false);
+    assert.ok(box.textContent.startsWith(WORDS.retry.heading), box.textContent);
     assert.match(box.textContent, /Retry without the sandbox\?/);
     assert.match(box.textContent, /sandbox denied a write/);
     root.byTestId("applypatch-approve-session").click();
@@ -1479,10 +1483,10 @@ describe("sections", () => {
     const sent = [];
     const approval = approvalSection((d) => sent.push(d), decisionList(VOCABULARY));
     const el = fake(approval.el);
-    const request = { files: ["/w/a", "/w/b"], reason: null, retry: false };
+    const request = { files: ["/w/a", "/w/b"], reason: null, retry: false, ...WORDS.two };
     approval.update({ approval: request, cwd: "/w" });
     assert.equal(el.hidden, false);
-    assert.match(el.textContent, /Approve this patch\?It writes 2 paths:ab/);
+    assert.ok(el.textContent.startsWith(`${WORDS.two.heading}${WORDS.two.writes}ab`), el.textContent);
     el.byTestId("applypatch-decline").click();
     el.byTestId("applypatch-approve").click();
     assert.deepEqual(sent, ["decline"]);
@@ -1570,9 +1574,9 @@ describe("sections", () => {
     sent.pop();
 
     // an undo waiting for approval: its own buttons; after it completed, Redo
-    const waiting = { ...last, status: "awaiting-approval", conflicts: [], choices: [], approval: { files: ["/w/out.txt"] } };
+    const waiting = { ...last, status: "awaiting-approval", conflicts: [], choices: [], approval: { files: ["/w/out.txt"], ...WORDS.one } };
     section.update({ undo: { place, can_undo: true, can_redo: false, last: waiting } });
-    assert.match(el.textContent, /It writes: \/w\/out\.txt/);
+    assert.ok(el.textContent.includes(`${WORDS.one.writes} /w/out.txt`), el.textContent);
     assert.deepEqual(
       el.byClass("applypatch-button").filter((b) => !b.getAttribute("data-testid")?.endsWith("do")).length,
       decisionList(VOCABULARY).length,

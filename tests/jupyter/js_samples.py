@@ -1,5 +1,6 @@
-"""States Python sends the widget, made by the real code for the node tests (tests/js/) to
-read: the front end is tested against what Python says, never a copy of its own.
+"""States Python sends the widget (a review, the words of an approval request), made by the
+real code for the node tests (tests/js/) to read: the front end is tested against what Python
+says, never a copy of its own.
 
 ``python -c "from tests.jupyter.js_samples import dump; dump()"`` prints them as JSON (what
 the node tests run when test_js.py has not written them to ``APPLYPATCH_SAMPLES``).
@@ -15,6 +16,7 @@ from typing import Any
 from applypatch_ext.core.apply.fs import LocalFilesystem
 from applypatch_ext.core.parse.parser import parse_patch
 from applypatch_ext.core.turn.review import review_files
+from applypatch_ext.jupyter.records.vocabulary import request_words
 
 #: An Update of 3 chunks (the second matched by the rstrip pass: the file's line has trailing
 #: spaces) and an added file.
@@ -40,7 +42,15 @@ def review_sample() -> dict[str, Any]:
 
 
 def samples() -> dict[str, Any]:
-    return {"review": review_sample()}
+    return {
+        "review": review_sample(),
+        # what an approval request says above its files, as the kernel adds it to the trait
+        "request_words": {
+            "one": request_words(1),
+            "two": request_words(2),
+            "retry": request_words(1, retry=True),
+        },
+    }
 
 
 def dump() -> None:

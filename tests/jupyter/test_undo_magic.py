@@ -263,6 +263,7 @@ def test_an_undo_outside_the_root_asks_like_the_call(
     last = widget.undo["last"]
     assert last["status"] == "awaiting-approval"
     assert last["approval"]["files"] == [str(tmp_path / "out.txt")]
+    assert last["approval"]["writes"] == "It writes 1 path:"
     assert (tmp_path / "out.txt").exists()
     # an answer the widget never sends is shown as not sent, and the undo still waits
     click(widget, {"type": "undo-approval", "decision": "yes please"})

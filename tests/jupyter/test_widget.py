@@ -501,6 +501,9 @@ def test_approval_click_resumes_the_call(
     assert widget.safety["decision"] == "ask-user"
     assert widget.approval["files"] == [str(tmp_path / "approved.txt")]
     assert widget.approval["retry"] is False
+    # the words above the files are Python's (the widget shows them as given)
+    assert widget.approval["heading"] == "Approve this patch?"
+    assert widget.approval["writes"] == "It writes 1 path:"
     assert not (tmp_path / "approved.txt").exists()
 
     widget.sent.clear()
@@ -554,6 +557,7 @@ def test_sandbox_denial_asks_again_for_a_retry(run_magic: Magic, tmp_path: Path)
     widget = run.widget
     assert widget.status == "awaiting-approval"
     assert widget.approval["retry"] is True
+    assert widget.approval["heading"] == "Retry without the sandbox?"
     assert widget.approval["reason"] == RETRY_REASON
     assert not (tmp_path / "approved.txt").exists()
     widget.approve("approve")

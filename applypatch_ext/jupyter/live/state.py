@@ -31,6 +31,7 @@ from ..records.atlas import diagnosis_state
 from ..records.display import TURN_DIFF_EMPTIED, TURN_DIFF_INVALIDATED
 from ..records.sources import call_sources, turn_sources
 from ..records.static_diff import diff_counts
+from ..records.vocabulary import request_words
 from .session import summarize_event
 from .widget import ApplyPatchWidget
 
@@ -194,7 +195,10 @@ class CallDisplay:
                 # the policy would apply it, yet the call asks: --review (docs/behaviour.md §6.7)
                 updates["safety"] = {**safety, "review": True}
         elif kind == EventType.APPLY_PATCH_APPROVAL_REQUEST:
-            updates["approval"] = _pick(event, APPROVAL_FIELDS)
+            updates["approval"] = {
+                **_pick(event, APPROVAL_FIELDS),
+                **request_words(len(event["files"]), retry=bool(event.get("retry"))),
+            }
             # asked again (a file changed, a selection): the diff on screen is the one asked
             updates["proposed"] = view_changes(event["changes"])
         elif kind == EventType.APPLY_PATCH_APPROVAL_DECISION:

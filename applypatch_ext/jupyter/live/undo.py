@@ -26,6 +26,7 @@ from ...core.turn.undo_conflicts import Conflict, Kind, call_records
 from ...notebooks import is_notebook_path, notebook_diff, revert_notebook_diffs
 from ..records.conflicts import bounded_conflict
 from ..records.record import live, show_call
+from ..records.vocabulary import request_words
 from .result import PatchCallResult
 from .session import SESSION
 from .view import CallView, UndoHooks, views_of
@@ -131,6 +132,7 @@ def outcome(view: CallView) -> dict[str, Any]:
             "files": list(result.pending_request.files),
             "reason": result.pending_request.reason,
             "request_id": result.pending_request.request_id,
+            **request_words(len(result.pending_request.files)),
         }
     return {
         "call_id": call.call_id,

@@ -70,7 +70,8 @@ class ApplyPatchWidget(anywidget.AnyWidget):
         )
     ).tag(**SHOWN)
     approval = traitlets.Dict(
-        help="The pending approval request (files, reason, retry), or {} when none."
+        help="The pending approval request (files, reason, retry, and the words above its "
+        "files: heading, writes), or {} when none."
     ).tag(**SHOWN)
     proposed = traitlets.Dict(help="The verified change map of the begin event.").tag(**SHOWN)
     review = traitlets.Dict(

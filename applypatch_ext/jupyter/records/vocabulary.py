@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from ...core.diagnosis import KINDS, SUGGESTION_NOTE, Role
+from ...core.text import plural
 from ...core.turn.events import ApplyPatchApprovalRequest, PatchApplyBegin, PatchSafetyAssessed
 from ...core.turn.options import CallStatus, Decision, Stage
 from ...core.turn.safety import AskUser, AutoApprove, Reject
@@ -200,6 +201,16 @@ def _decision_meanings() -> list[dict[str, str | bool]]:
             meaning["selected_label"] = selected
         meanings.append(meaning)
     return meanings
+
+
+def request_words(files: int, *, retry: bool = False) -> dict[str, str]:
+    """What an approval request says above its files (the ``approval`` trait's ``heading``
+    and ``writes``): a question, and how many paths it writes. ``retry``: the request to run
+    again without the sandbox after a sandboxed attempt failed (docs/behaviour.md §6)."""
+    return {
+        "heading": "Retry without the sandbox?" if retry else "Approve this patch?",
+        "writes": f"It writes {plural(files, 'path')}:",
+    }
 
 
 def undone_meanings() -> dict[str, dict[str, str]]:

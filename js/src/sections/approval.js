@@ -242,7 +242,8 @@ function decisionButton(d) {
 }
 
 /**
- * The paths a request writes, and the patch text it asks for when that is not the cell's.
+ * The paths a request writes, under the words Python gives it (`heading`, `writes`), and the
+ * patch text it asks for when that is not the cell's.
  * @param {Record<string, any>} approval
  * @param {Record<string, any>} reviewState
  * @param {string} dir
@@ -251,9 +252,9 @@ function requestText(approval, reviewState, dir) {
   const files = arr(approval.files).map(str);
   const { shown: listed, hidden } = truncate(files, LIMITS.rows);
   return [
-    h("strong", { text: approval.retry ? "Retry without the sandbox?" : "Approve this patch?" }),
+    h("strong", { text: str(approval.heading) }),
     approval.reason ? h("div", { class: "applypatch-reason", text: str(approval.reason) }) : null,
-    h("div", { text: `It writes ${files.length} path${files.length === 1 ? "" : "s"}:` }),
+    h("div", { text: str(approval.writes) }),
     h(
       "ul",
       { class: "applypatch-files" },

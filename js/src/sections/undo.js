@@ -221,7 +221,7 @@ function lastUndo(previous, vocabulary) {
     "div",
     { "data-status": str(previous.status) },
     h("strong", { text: `${str(previous.kind) || "undo"} ${str(previous.call_id)}: ${label}` }),
-    pending ? h("div", { text: `It writes: ${arr(obj(previous.approval).files).map(str).join(", ")}` }) : null,
+    pending ? h("div", { text: `${str(obj(previous.approval).writes)} ${arr(obj(previous.approval).files).map(str).join(", ")}` }) : null,
     previous.error ? h("pre", { class: "applypatch-error" }, ...safeLines(previous.error)) : null,
     previous.output ? h("pre", { class: "applypatch-stdout" }, ...safeLines(previous.output)) : null,
   );
