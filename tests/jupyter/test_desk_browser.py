@@ -28,12 +28,14 @@ from .pages import (
 from .test_saved_browser import LAB_PANEL_JS
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import Locator, Page
 
 pytestmark = pytest.mark.browser
 
 
-def call_desk(address: dict[str, str], outputs: list[str]) -> threading.Thread:
+def call_desk(address: dict[str, str], outputs: list[str], patch: str = UPDATE) -> threading.Thread:
+    """The agent: the real ``mcp`` client calling the desk's apply_patch with ``patch``, in a
+    thread of its own; the text it receives is appended to ``outputs``."""
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
@@ -41,11 +43,41 @@ def call_desk(address: dict[str, str], outputs: list[str]) -> threading.Thread:
     async def run() -> None:
         http = create_mcp_http_client(headers={"Authorization": f"Bearer {address['token']}"})
         async with http, Client(streamable_http_client(address["url"], http_client=http)) as c:
-            outputs.append(text_of(await c.call_tool("apply_patch", {"patch": UPDATE})))
+            outputs.append(text_of(await c.call_tool("apply_patch", {"patch": patch})))
 
     thread = threading.Thread(target=anyio.run, args=(run,))
     thread.start()
     return thread
+
+
+def start_desk(
+    page: Page, server: JupyterServer, name: str, options: str
+) -> tuple[Locator, dict[str, str]]:
+    """A notebook ``name`` that starts the desk (``%apply_patch_mcp start OPTIONS``), opened
+    and run: the start cell's output area (the desk's calls appear there), and the desk's
+    address (its URL and token, which the notebook writes into a file beside it)."""
+    address_file = server.root / f"{Path(name).stem}-address.json"
+    address_file.unlink(missing_ok=True)
+    server.write_notebook(
+        name,
+        [
+            "%load_ext applypatch_ext",
+            f"%apply_patch_mcp start {options}",
+            # written whole, then renamed: the test sees no file or the whole file, never
+            # an empty one created before its text
+            "import json, os, pathlib\n"
+            "pathlib.Path('desk-address.part').write_text("
+            "json.dumps({'url': desk.url, 'token': desk.token}))\n"
+            f"os.replace('desk-address.part', {address_file.name!r})",
+        ],
+    )
+    panel = open_lab_notebook(page, server.url, name)
+    run_lab_cells(page, name, [0, 1, 2])
+    start_output = panel.locator(".jp-Cell").nth(1).locator(".jp-Cell-outputArea")
+    expect(start_output).to_contain_text("[mcp_servers.desk]", timeout=30_000)
+    wait_for(address_file.is_file, "the notebook wrote the desk's address")
+    address: dict[str, str] = json.loads(address_file.read_text())
+    return start_output, address
 
 
 def test_an_agents_call_appears_at_the_desk_and_approve_answers_it(
@@ -53,27 +85,8 @@ def test_an_agents_call_appears_at_the_desk_and_approve_answers_it(
 ) -> None:
     root = jupyter_lab.root
     (root / "a.txt").write_text("one\ntwo\n")
-    address_file = root / "desk-address.json"
-    address_file.unlink(missing_ok=True)
-    name = jupyter_lab.write_notebook(
-        "desk.ipynb",
-        [
-            "%load_ext applypatch_ext",
-            "%apply_patch_mcp start --review",
-            # written whole, then renamed: the test sees no file or the whole file, never
-            # an empty one created before its text
-            "import json, os, pathlib\n"
-            "pathlib.Path('desk-address.part').write_text("
-            "json.dumps({'url': desk.url, 'token': desk.token}))\n"
-            "os.replace('desk-address.part', 'desk-address.json')",
-        ],
-    )
-    panel = open_lab_notebook(page, jupyter_lab.url, name)
-    run_lab_cells(page, name, [0, 1, 2])
-    start_output = panel.locator(".jp-Cell").nth(1).locator(".jp-Cell-outputArea")
-    expect(start_output).to_contain_text("[mcp_servers.desk]", timeout=30_000)
-    wait_for(address_file.is_file, "the notebook wrote the desk's address")
-    address = json.loads(address_file.read_text())
+    name = "desk.ipynb"
+    start_output, address = start_desk(page, jupyter_lab, name, "--review")
 
     outputs: list[str] = []
     agent = call_desk(address, outputs)
