@@ -30,6 +30,7 @@ from applypatch_ext.jupyter.magics.desk import (
 
 from ..desk.conftest import ADD_B, ADD_C, SUCCESS, UPDATE, text_of, wait_for
 from .conftest import RecordingWidget
+from .test_undo_magic import click
 
 
 class Agent:
@@ -174,6 +175,35 @@ def test_the_desks_turn_is_the_notebooks(start: Any, ip: InteractiveShell, tmp_p
     with capture_output():
         ip.run_line_magic("apply_patch_undo", "call-2")
     assert (tmp_path / "a.txt").read_text() == "one\ntwo\n"
+
+
+def test_a_desk_calls_widget_offers_undo_and_its_button_puts_the_file_back(
+    start: Any, tmp_path: Path
+) -> None:
+    """The desk's calls share the notebook's undo history, and each call's widget is the one a
+    cell shows: its Undo button undoes the agent's call (it had none: the desk's views were
+    made without the undo machinery, so the panel stayed hidden and result.undo() was None)."""
+    (tmp_path / "a.txt").write_text("one\ntwo\n")
+    handle, _ = start("--review")
+    before = len(RecordingWidget.instances)
+    agent = Agent(handle)
+    agent.call("update", "apply_patch", {"patch": UPDATE})
+    pending(handle)
+    (widget,) = RecordingWidget.instances[before:]
+    widget.approve("approve")
+    agent.join()
+    assert (tmp_path / "a.txt").read_text() == "one\nTWO\n"
+    assert widget.undo["can_undo"] is True and widget.undo["can_redo"] is False
+    assert {k: widget.undo["place"][k] for k in ("index", "count")} == {"index": 1, "count": 1}
+    click(widget, {"type": "undo", "kind": "undo"})  # on the kernel's main thread, as a click
+    assert (tmp_path / "a.txt").read_text() == "one\ntwo\n"
+    assert widget.undo["last"]["status"] == "completed"
+    assert widget.undo["last"]["call_id"] == "call-2"
+    assert widget.undo["undone"] == "undone" and widget.undo["can_redo"] is True
+    # result.undo() too: the call's result is undoable from code
+    redone = handle.calls[0].redo()
+    assert redone.status == CallStatus.COMPLETED
+    assert (tmp_path / "a.txt").read_text() == "one\nTWO\n"
 
 
 def test_stop_declines_what_waits_and_status_says_so(start: Any, ip: InteractiveShell) -> None:

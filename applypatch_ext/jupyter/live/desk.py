@@ -17,16 +17,18 @@ from ...core.turn.options import Accept, Decision, PipelineOptions
 from ...desk.desk import Desk, DeskCall
 from ..records.record import RecordOutput
 from .session import SESSION
+from .undo import HOOKS
 from .view import CallView, _selection
 from .widget import ApplyPatchWidget
 
 
 class DeskCallView(CallView):
     """A desk call's widget: the desk runs the call; an answer (a button, ``decide()``) is
-    handed to the desk, and the view waits until the call's thread went on with it."""
+    handed to the desk, and the view waits until the call's thread went on with it. Its Undo
+    and Redo are a cell's (the desk's calls are in the notebook's undo history)."""
 
     def __init__(self, desk_call: DeskCall, widget: ApplyPatchWidget | None) -> None:
-        super().__init__(desk_call.call, widget)
+        super().__init__(desk_call.call, widget, undo=HOOKS)
         self.desk_call = desk_call
 
     def answer(
@@ -101,6 +103,9 @@ class KernelDesk(Desk):
         view._show_text(done=True)
 
     def _publish(self, call: DeskCall) -> None:
-        for view in self.views:
-            if view.desk_call is call and call.result is not None:
-                view._publish(call.result)
+        # under the session's lock: the view reads the turn (its undo panel: every call's
+        # undo state), which a cell or an Undo click on the main thread may be changing
+        with self.lock:
+            for view in self.views:
+                if view.desk_call is call and call.result is not None:
+                    view._publish(call.result)
