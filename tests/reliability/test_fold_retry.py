@@ -84,6 +84,8 @@ def test_fold_retry_lists_and_confines_every_path(
     assert request["cwd"] == str(ws)
     if frontend == "magic":
         assert result.widget_cwd == str(ws)
+        from applypatch_ext.jupyter.records.vocabulary import request_words
+
         assert result.pending_views == [
             {
                 "files": [a, evil],
@@ -91,6 +93,7 @@ def test_fold_retry_lists_and_confines_every_path(
                 "retry": True,
                 "cwd": str(ws),
                 "request_id": ANY,
+                **request_words(2, retry=True),
             }
         ]
     if mode == "decline":

@@ -175,8 +175,17 @@ def test_cd_cannot_steer_the_sandbox(name: str, frontend: str, mode: str, tmp_pa
     assert request["retry"] is False
     if frontend == "magic":
         # What the widget shows while the call waits (its approval state).
+        from applypatch_ext.jupyter.records.vocabulary import request_words
+
         assert result.pending_views == [
-            {"files": [target], "reason": None, "retry": False, "cwd": str(ws), "request_id": ANY}
+            {
+                "files": [target],
+                "reason": None,
+                "retry": False,
+                "cwd": str(ws),
+                "request_id": ANY,
+                **request_words(1),
+            }
         ]
     if mode == "decline":
         assert result.status == "declined"
