@@ -31,6 +31,27 @@ class Kernel:
         assert reply["content"]["status"] == "ok", reply["content"]
         return "".join(out)
 
+    def threads(self) -> str:
+        """What every thread of the kernel is doing, and what the kernel wrote to stderr since
+        it was last read: for the message of a test that waited in vain."""
+        err: list[str] = []
+        while self.client.iopub_channel.msg_ready():
+            msg = self.client.get_iopub_msg(timeout=1)
+            if msg["msg_type"] == "stream" and msg["content"].get("name") == "stderr":
+                err.append(msg["content"]["text"])
+        code = (
+            "import sys, threading, traceback\n"
+            "names = {t.ident: t.name for t in threading.enumerate()}\n"
+            "for ident, frame in sys._current_frames().items():\n"
+            "    print(f'--- {names.get(ident, ident)}')\n"
+            "    print(''.join(traceback.format_stack(frame)))"
+        )
+        try:
+            stacks = self.run(code)
+        except Exception as exc:  # a kernel that cannot run a cell says so
+            stacks = f"(the kernel ran no cell: {exc!r})"
+        return f"kernel stderr: {''.join(err)!r}\n{stacks}"
+
     def shutdown(self) -> None:
         self.client.stop_channels()
         if self.manager.is_alive():

@@ -51,6 +51,14 @@ def agent_call(address: dict[str, Any], patch: str, outputs: list[str]) -> threa
     return thread
 
 
+def joined(thread: threading.Thread, kernel: Kernel) -> None:
+    """Wait for the agent's call to return; if it does not, fail with what the kernel's
+    threads are doing (a call that never ends is a hang to explain, not a slow machine)."""
+    thread.join(120)
+    if thread.is_alive():
+        pytest.fail(f"the agent's call never returned; the kernel's threads:\n{kernel.threads()}")
+
+
 def waiting(kernel: Kernel) -> int:
     return int(kernel.run("print(len(desk.pending))"))
 
@@ -63,7 +71,7 @@ def test_an_interrupt_of_the_idle_kernel_declines_what_waits(
     thread = agent_call(address, ADD_B, outputs)
     wait_for(lambda: waiting(kernel) == 1, "the call waits at the desk")
     kernel.manager.interrupt_kernel()  # SIGINT, the kernel idle
-    thread.join(60)
+    joined(thread, kernel)
     assert outputs == ["patch rejected by user\nThe user's reason: " + INTERRUPTED]
     assert not (tmp_path / "b.txt").exists()
     assert "running" in kernel.run("print(desk.status())")  # the desk goes on
@@ -75,7 +83,7 @@ def test_the_kernels_shutdown_declines_what_waits(kernel: Kernel, tmp_path: Path
     thread = agent_call(address, ADD_C, outputs)
     wait_for(lambda: waiting(kernel) == 1, "the call waits at the desk")
     kernel.manager.shutdown_kernel()  # as JupyterLab shuts a kernel down
-    thread.join(60)
+    joined(thread, kernel)
     # jupyter_client interrupts the kernel before it asks it to shut down: either declines
     (output,) = outputs
     reasons = ("The user's reason: " + INTERRUPTED, "The user's reason: " + SHUT_DOWN)
@@ -98,6 +106,6 @@ def test_an_interrupt_of_a_running_cell_declines_what_waits(kernel: Kernel, tmp_
     assert (
         reply["content"]["status"] == "error" and reply["content"]["ename"] == "KeyboardInterrupt"
     )
-    thread.join(60)
+    joined(thread, kernel)
     assert outputs == ["patch rejected by user\nThe user's reason: " + INTERRUPTED]
     assert not (tmp_path / "b.txt").exists()
