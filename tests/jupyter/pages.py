@@ -15,6 +15,7 @@ import pytest
 from ..conftest import SERVER_FIXTURES
 
 if TYPE_CHECKING:
+    # (the assertions expect returns: sync_api imports them, but leaves them out of __all__)
     from playwright.sync_api import Locator, Page
     from playwright.sync_api._generated import LocatorAssertions, PageAssertions
 
