@@ -53,37 +53,50 @@ _EXPORTS = {name: module for module, names in _MODULES.items() for name in names
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:
+    # `X as X`: the names are re-exported (`__all__` above is computed, so a type checker
+    # cannot read it), and `from applypatch_ext import apply_patch` type-checks in strict mode.
     __version__: str
 
-    from .core.apply.changes import AppliedPatchDelta, ApplyPatchAction
-    from .core.apply.fs import Filesystem, LocalFilesystem
-    from .core.apply.memfs import MemoryFilesystem
-    from .core.apply.seek import seek_sequence
-    from .core.apply.standalone import ApplyPatchResult, apply_patch
-    from .core.apply.verify import verify_patch
-    from .core.diagnosis import DiagnosisKind
-    from .core.errors import (
-        ApplyPatchError,
-        CancelledError,
-        ComputeReplacementsError,
-        InvalidHunkError,
-        InvalidPatchError,
-        IoError,
-        ParseError,
-    )
-    from .core.interrupts import CancellationToken
-    from .core.parse.model import ParsedPatch
-    from .core.parse.parser import parse_patch
-    from .core.parse.streaming import StreamingPatchParser
-    from .core.turn.hooks import HookBlock, PostToolUseHook, PreToolUseHook
-    from .core.turn.options import Approver, Decision, PipelineOptions
-    from .core.turn.policy import ApprovalPolicy, PermissionProfile, SandboxPolicy
-    from .core.turn.result import CallResult
-    from .core.turn.safety import AskUser, AutoApprove, Reject, assess_patch_safety
-    from .core.turn.turn import Turn, run_patch
-    from .jupyter.live.result import PatchCallResult
-    from .jupyter.live.streams import stream_patch
-    from .jupyter.magics.agents import PipelineEditor
+    from .core.apply.changes import AppliedPatchDelta as AppliedPatchDelta
+    from .core.apply.changes import ApplyPatchAction as ApplyPatchAction
+    from .core.apply.fs import Filesystem as Filesystem
+    from .core.apply.fs import LocalFilesystem as LocalFilesystem
+    from .core.apply.memfs import MemoryFilesystem as MemoryFilesystem
+    from .core.apply.seek import seek_sequence as seek_sequence
+    from .core.apply.standalone import ApplyPatchResult as ApplyPatchResult
+    from .core.apply.standalone import apply_patch as apply_patch
+    from .core.apply.verify import verify_patch as verify_patch
+    from .core.diagnosis import DiagnosisKind as DiagnosisKind
+    from .core.errors import ApplyPatchError as ApplyPatchError
+    from .core.errors import CancelledError as CancelledError
+    from .core.errors import ComputeReplacementsError as ComputeReplacementsError
+    from .core.errors import InvalidHunkError as InvalidHunkError
+    from .core.errors import InvalidPatchError as InvalidPatchError
+    from .core.errors import IoError as IoError
+    from .core.errors import ParseError as ParseError
+    from .core.interrupts import CancellationToken as CancellationToken
+    from .core.parse.model import ParsedPatch as ParsedPatch
+    from .core.parse.parser import parse_patch as parse_patch
+    from .core.parse.streaming import StreamingPatchParser as StreamingPatchParser
+    from .core.turn.hooks import HookBlock as HookBlock
+    from .core.turn.hooks import PostToolUseHook as PostToolUseHook
+    from .core.turn.hooks import PreToolUseHook as PreToolUseHook
+    from .core.turn.options import Approver as Approver
+    from .core.turn.options import Decision as Decision
+    from .core.turn.options import PipelineOptions as PipelineOptions
+    from .core.turn.policy import ApprovalPolicy as ApprovalPolicy
+    from .core.turn.policy import PermissionProfile as PermissionProfile
+    from .core.turn.policy import SandboxPolicy as SandboxPolicy
+    from .core.turn.result import CallResult as CallResult
+    from .core.turn.safety import AskUser as AskUser
+    from .core.turn.safety import AutoApprove as AutoApprove
+    from .core.turn.safety import Reject as Reject
+    from .core.turn.safety import assess_patch_safety as assess_patch_safety
+    from .core.turn.turn import Turn as Turn
+    from .core.turn.turn import run_patch as run_patch
+    from .jupyter.live.result import PatchCallResult as PatchCallResult
+    from .jupyter.live.streams import stream_patch as stream_patch
+    from .jupyter.magics.agents import PipelineEditor as PipelineEditor
 
 
 def load_ipython_extension(ipython: Any) -> None:

@@ -463,8 +463,10 @@ def section_undo(report: Report, sandbox: Sandbox, works: list[wl.Workload], run
     report.out()
     rows = []
     for w in works:
-        call, undo = results[w.name]["call"], results[w.name]["undo"]
-        rows.append([w.title, call.ms(), undo.ms(), _fmt_ratio(_ratio(undo, call))])
+        call_stats, undo_stats = results[w.name]["call"], results[w.name]["undo"]
+        rows.append(
+            [w.title, call_stats.ms(), undo_stats.ms(), _fmt_ratio(_ratio(undo_stats, call_stats))]
+        )
     report.table(["workload", "call, ms", "undo, ms", "undo / call"], rows)
 
 

@@ -31,6 +31,7 @@ import os
 import signal
 import threading
 from collections.abc import Iterator
+from typing import NoReturn
 
 import pytest
 
@@ -45,7 +46,7 @@ def on_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false")
 
 
-def unavailable(reason: str) -> None:
+def unavailable(reason: str) -> NoReturn:
     """Skip the current test for a missing prerequisite, or fail it under CI."""
     if on_ci():
         pytest.fail(f"{reason} (CI is set: a missing prerequisite fails instead of skipping)")

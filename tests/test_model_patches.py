@@ -119,7 +119,8 @@ def assert_certain(case: Case, found: Diagnosis) -> None:
 
 def test_the_cited_doubled_prefix_is_diagnosed_once_its_header_is_fixed() -> None:
     case = by_id("c0843")
-    assert run(case).diagnosis.kind == DiagnosisKind.UNIFIED_DIFF_HEADER  # type: ignore[union-attr]
+    diagnosis = run(case).diagnosis
+    assert diagnosis is not None and diagnosis.kind == DiagnosisKind.UNIFIED_DIFF_HEADER
     fixed = case.patch.replace("@@ -114,7 +114,7 @@", "@@", 1)
     found = run_patch(fixed, ROOT, filesystem=fs_of(case)).diagnosis
     assert found is not None and found.kind == DiagnosisKind.DOUBLED_PREFIX

@@ -51,7 +51,7 @@ def execute(source: Path, run_dir: Path, tmpdir: Path) -> nbformat.NotebookNode:
     shutil.copy(source, run_dir / source.name)
     if DATA_DIR.is_dir():
         shutil.copytree(DATA_DIR, run_dir / "data")
-    nb = nbformat.read(run_dir / source.name, as_version=4)
+    nb: nbformat.NotebookNode = nbformat.read(run_dir / source.name, as_version=4)
     client = NotebookClient(
         nb,
         timeout=CELL_TIMEOUT,

@@ -120,6 +120,7 @@ def test_help_names_only_options_replay_takes() -> None:
     named = set(re.findall(r"--[a-z][a-z-]*[a-z]", proc.stdout))
     assert "--writable-root" not in named
     commands = next(a for a in build_parser()._actions if a.dest == "command")
+    assert isinstance(commands.choices, dict)  # the subcommands' parsers, by name
     takes = set(commands.choices["replay"]._option_string_actions)
     assert named <= takes, sorted(named - takes)
 

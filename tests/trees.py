@@ -10,6 +10,8 @@ from pathlib import Path
 from applypatch_ext.core.apply.memfs import MemoryFilesystem
 
 Tree = dict[str, bytes | tuple[str, str] | None]
+#: :data:`Tree` with each entry's permission bits.
+ModedTree = dict[str, tuple[bytes | tuple[str, str] | None, int]]
 
 
 def snapshot_dir(root: Path) -> Tree:
@@ -29,7 +31,7 @@ def snapshot_dir(root: Path) -> Tree:
     return dict(sorted(tree.items()))
 
 
-def snapshot_dir_with_modes(root: Path) -> dict[str, tuple[bytes | tuple[str, str] | None, int]]:
+def snapshot_dir_with_modes(root: Path) -> ModedTree:
     """:func:`snapshot_dir` with each entry's permission bits (of the entry itself: lstat)."""
     return {
         rel: (value, stat.S_IMODE(os.lstat(root / rel).st_mode))

@@ -41,6 +41,7 @@ import tarfile
 import time
 import zipfile
 from pathlib import Path
+from typing import Any
 
 from teaching import copy_teaching_set
 
@@ -250,7 +251,9 @@ def emscripten_environment(info: dict[str, str]) -> dict[str, str]:
     }
 
 
-def select_closure(wheels: Path, own_wheel: Path, info: dict[str, str]) -> dict[str, dict]:
+def select_closure(
+    wheels: Path, own_wheel: Path, info: dict[str, str]
+) -> dict[str, dict[str, Any]]:
     """The wheels actually needed in the browser, with their dependencies, by normalized name.
 
     ``pip download`` evaluates markers for this machine (so it brings ``pexpect`` for IPython);
@@ -264,7 +267,7 @@ def select_closure(wheels: Path, own_wheel: Path, info: dict[str, str]) -> dict[
     for wheel in sorted(wheels.glob("*.whl")):
         name, _version, _build, _tags = parse_wheel_filename(wheel.name)
         available[canonicalize_name(name)] = wheel
-    selected: dict[str, dict] = {}
+    selected: dict[str, dict[str, Any]] = {}
     todo = [canonicalize_name("applypatch_ext"), *(canonicalize_name(n) for n in KERNEL_NEEDS)]
     while todo:
         name = todo.pop()
@@ -318,7 +321,7 @@ def empty_wheel(folder: Path, name: str, version: str) -> Path:
 
 
 def assemble_distribution(
-    cache: Path, runtime: Path, npm_lock: dict, selected: dict[str, dict]
+    cache: Path, runtime: Path, npm_lock: dict[str, Any], selected: dict[str, dict[str, Any]]
 ) -> Path:
     """``.cache/lite/dist/pyodide.tar.bz2``: the runtime, the wheels and a lock of exactly them."""
     dist = cache / "dist" / "pyodide"
@@ -326,7 +329,7 @@ def assemble_distribution(
     dist.mkdir(parents=True)
     for name in RUNTIME_FILES:
         shutil.copy2(runtime / name, dist / name)
-    packages: dict[str, dict] = {}
+    packages: dict[str, dict[str, Any]] = {}
     for entry in selected.values():
         wheel = Path(shutil.copy2(entry["wheel"], dist / entry["wheel"].name))
         packages[entry["name"]] = {

@@ -13,7 +13,6 @@ import argparse
 import functools
 import http.server
 from pathlib import Path
-from typing import ClassVar
 
 ROOT = Path(__file__).resolve().parents[1]
 TYPES = {
@@ -28,22 +27,28 @@ TYPES = {
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
-    extensions_map: ClassVar[dict[str, str]] = {
+    extensions_map = {  # noqa: RUF012 - typeshed declares it an instance attribute
         **http.server.SimpleHTTPRequestHandler.extensions_map,
         **TYPES,
     }
 
     def log_message(self, format: str, *args: object) -> None:
-        if self.server.quiet:  # type: ignore[attr-defined]
+        if isinstance(self.server, Server) and self.server.quiet:
             return
         super().log_message(format, *args)
+
+
+class Server(http.server.ThreadingHTTPServer):
+    """The threading server, which may be told to log no request (``quiet``)."""
+
+    quiet = False
 
 
 def make_server(directory: Path, port: int = 0, *, quiet: bool = False) -> http.server.HTTPServer:
     """A threading static server of ``directory`` on 127.0.0.1 (``port`` 0: a free one)."""
     handler = functools.partial(Handler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
-    server.quiet = quiet  # type: ignore[attr-defined]
+    server = Server(("127.0.0.1", port), handler)
+    server.quiet = quiet
     return server
 
 
@@ -56,6 +61,7 @@ def main() -> None:
         raise SystemExit(f"no site in {args.directory}: run `make lite` first")
     server = make_server(args.directory, args.port)
     host, port = server.server_address[:2]
+    assert isinstance(host, str)  # an AF_INET address (bytes are for AF_UNIX)
     print(f"serving {args.directory} at http://{host}:{port}/lab/index.html (Ctrl-C stops)")
     try:
         server.serve_forever()

@@ -30,7 +30,7 @@ from applypatch_ext.core.apply.seek import (
 from applypatch_ext.core.apply.standalone import apply_patch
 from applypatch_ext.core.errors import ApplyPatchError, ParseError
 from applypatch_ext.core.parse import streaming
-from applypatch_ext.core.parse.model import UpdateFileChunk
+from applypatch_ext.core.parse.model import AddFile, UpdateFileChunk
 from applypatch_ext.core.parse.parser import canonical_patch_lines, canonical_patch_text
 from applypatch_ext.core.parse.streaming import StreamingPatchParser
 from applypatch_ext.core.text import RUST_WHITESPACE, LineEndings, split_terminated_lines
@@ -195,6 +195,7 @@ def test_a_huge_add_is_taken_as_one_piece() -> None:
     parser = StreamingPatchParser()
     parser.push_delta(f"*** Begin Patch\n*** Add File: big\n{body}*** End Patch")
     (hunk,) = parser.finish()
+    assert isinstance(hunk, AddFile)
     assert hunk.contents == body.replace("\r\n", "\n").replace("\n+", "\n")[1:]
     assert parser.line_number == 5003
 
@@ -204,6 +205,7 @@ def test_an_unchanged_snapshot_is_reused_and_equal_to_a_fresh_one() -> None:
     first = parser.push_delta("*** Begin Patch\n*** Add File: a\n+x")
     assert parser.push_delta("yz") is first
     assert list(parser.push_delta("\n")) != list(first)
+    assert isinstance(first[0], AddFile)
     assert first[0].contents == ""
 
 

@@ -11,7 +11,7 @@ import selectors
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 import mcp_types as types
@@ -26,16 +26,23 @@ from .conftest import ADD_B, ADD_C, SUCCESS, UPDATE, stdio_client, text_of
 MODES = ("legacy", "auto")  # auto negotiates 2026-07-28 with this server
 
 
-def answering(content: dict[str, Any] | None, action: str = "accept") -> Any:
-    asked: list[str] = []
+Action = Literal["accept", "decline", "cancel"]
 
-    async def callback(context: object, params: types.ElicitRequestParams) -> types.ElicitResult:
+
+class Answering:
+    """An elicitation callback giving every form the same answer; ``asked``: the messages."""
+
+    def __init__(self, content: dict[str, Any] | None, action: Action = "accept") -> None:
+        self.content = content
+        self.action: Action = action
+        self.asked: list[str] = []
+
+    async def __call__(
+        self, context: object, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
         assert isinstance(params, types.ElicitRequestFormParams)
-        asked.append(params.message)
-        return types.ElicitResult(action=action, content=content)  # type: ignore[arg-type]
-
-    callback.asked = asked  # type: ignore[attr-defined]
-    return callback
+        self.asked.append(params.message)
+        return types.ElicitResult(action=self.action, content=self.content)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -85,9 +92,9 @@ def test_every_tool_over_stdio(project: Path, mode: str) -> None:
     ids=["approve", "decline-with-reason", "decline", "dismissed", "empty", "unknown", "a-number"],
 )
 def test_the_clients_user_is_asked_through_elicitation(
-    project: Path, mode: str, content: dict[str, Any] | None, action: str, expected: str
+    project: Path, mode: str, content: dict[str, Any] | None, action: Action, expected: str
 ) -> None:
-    callback = answering(content, action)
+    callback = Answering(content, action)
 
     async def session() -> str:
         async with stdio_client(

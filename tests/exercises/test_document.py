@@ -10,6 +10,7 @@ from applypatch_ext.exercises.document import (
     FOLD_LINES,
     Block,
     Code,
+    Element,
     Heading,
     Items,
     Para,
@@ -23,7 +24,7 @@ HOSTILE = "<img src=x onerror=alert(1)>``` \x1b[31m\u202e"
 
 
 def test_hostile_text_is_harmless_everywhere() -> None:
-    elements = [
+    elements: list[Element] = [
         Heading(say(HOSTILE, Code(HOSTILE)), Tone.BAD, "!"),
         Para(say("a path ", Code(f"`{HOSTILE}`"), " and words ", HOSTILE)),
         Items((say(Code(HOSTILE)),)),

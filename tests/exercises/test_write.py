@@ -51,6 +51,13 @@ SMALL = WritePatch(
 )
 
 
+def write_exercise(exercise_id: str) -> WritePatch:
+    """The catalogue's write exercise ``exercise_id``, typed as one (so ``check`` takes a patch)."""
+    ex = exercise(exercise_id)
+    assert isinstance(ex, WritePatch)
+    return ex
+
+
 def exercise_outcome(answer: str) -> CallResult:
     call = run(answer, SMALL.before).call
     assert call is not None
@@ -69,7 +76,7 @@ def test_every_write_exercise_has_a_tested_solution() -> None:
 
 @pytest.mark.parametrize("exercise_id", sorted(SOLUTIONS))
 def test_the_solution_is_right(exercise_id: str) -> None:
-    feedback = exercise(exercise_id).check(SOLUTIONS[exercise_id])
+    feedback = write_exercise(exercise_id).check(SOLUTIONS[exercise_id])
     assert feedback.verdict is Verdict.RIGHT, str(feedback)
     assert "Success. Updated the following files:" in str(feedback)
 
@@ -199,7 +206,7 @@ def test_a_check_touches_no_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         SOLUTIONS["write-update-and-add"],
     ]
     for answer in answers:
-        exercise("write-update-and-add").check(answer)
+        write_exercise("write-update-and-add").check(answer)
         SMALL.check(answer)
     assert os.listdir(tmp_path) == []
 
@@ -210,7 +217,7 @@ def test_the_feedback_never_shows_a_patch() -> None:
     solution_lines = {
         line for line in SOLUTIONS["write-update-and-add"].splitlines() if line[:1] in "+-"
     }
-    ex = exercise("write-update-and-add")
+    ex = write_exercise("write-update-and-add")
     for answer in (
         "*** Begin Patch\n*** Update File: greet.py\n@@\n-x\n+y\n*** End Patch",
         "*** Begin Patch\n*** Add File: README.md\n+# Greeter\n*** End Patch",

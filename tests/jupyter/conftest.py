@@ -44,7 +44,7 @@ from ..conftest import unavailable
 def shell() -> InteractiveShell:
     """The global test shell with ``%load_ext applypatch_ext`` done (another module may have
     started it already: ``start_ipython`` returns it only once)."""
-    ip = start_ipython() or get_ipython()
+    ip: InteractiveShell | None = start_ipython() or get_ipython()
     assert ip is not None
     ip.run_line_magic("load_ext", "applypatch_ext")
     return ip
@@ -58,6 +58,7 @@ def ip(
     every mime type of a display (a terminal shell computes only text/plain)."""
     monkeypatch.chdir(tmp_path)
     formatter = shell.display_formatter
+    assert formatter is not None
     monkeypatch.setattr(formatter, "active_types", list(formatter.format_types))
     SESSION.new_turn()
     yield shell

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import pytest
 
 from ..conftest import SERVER_FIXTURES
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Locator, LocatorAssertions, Page, PageAssertions
+    # (the assertions expect returns: sync_api imports them, but leaves them out of __all__)
+    from playwright.sync_api import Locator, Page
+    from playwright.sync_api._generated import LocatorAssertions, PageAssertions
 
     from .conftest import JupyterServer
 
@@ -25,11 +27,18 @@ NB7_PANEL = ".jp-Notebook"
 WIDGET = "[data-testid=applypatch-widget]"
 
 
-def expect(target: Any, *args: Any, **kwargs: Any) -> LocatorAssertions | PageAssertions:
-    """Playwright's ``expect``, imported on first use."""
+@overload
+def expect(actual: Page, message: str | None = None) -> PageAssertions: ...
+@overload
+def expect(actual: Locator, message: str | None = None) -> LocatorAssertions: ...
+def expect(
+    actual: Page | Locator, message: str | None = None
+) -> PageAssertions | LocatorAssertions:
+    """Playwright's ``expect``, imported on first use (its overloads, so that a locator's
+    assertions are typed as such)."""
     from playwright.sync_api import expect as playwright_expect
 
-    return playwright_expect(target, *args, **kwargs)
+    return playwright_expect(actual, message)
 
 
 # Wait on the session itself: the toolbar's indicator says "idle" for a moment BEFORE the

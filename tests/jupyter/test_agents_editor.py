@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from agents import Agent, Runner, set_tracing_disabled
 from agents.editor import ApplyPatchOperation, ApplyPatchResult
+from agents.items import TResponseOutputItem
 from agents.testing import ScriptedModel, assistant_message
 
 from applypatch_ext.core.turn.events import ApplyPatchApprovalRequest
@@ -19,13 +20,16 @@ from applypatch_ext.jupyter.magics.agents import PipelineEditor
 set_tracing_disabled(True)  # no trace export: nothing leaves the machine
 
 
-def patch_call(call_id: str, operation: dict[str, Any]) -> dict[str, Any]:
-    return {
+def patch_call(call_id: str, operation: dict[str, Any]) -> TResponseOutputItem:
+    """An apply_patch_call output item as the wire has it: a dict, which ``ScriptedModel``
+    converts itself (its step type names only the SDK's pydantic items)."""
+    item = {
         "type": "apply_patch_call",
         "call_id": call_id,
         "status": "completed",
         "operation": operation,
     }
+    return item  # type: ignore[return-value]
 
 
 def outputs(model: ScriptedModel) -> list[dict[str, Any]]:

@@ -11,6 +11,7 @@ was answered.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
@@ -22,7 +23,7 @@ ASK = "*** Begin Patch\n*** Add File: asked.txt\n+yes\n*** End Patch\n"
 UNTRUSTED = "--approval-policy untrusted --stream-chunk 0"
 
 
-def _pairs(outputs: list[dict]) -> list[tuple[str, str]]:
+def _pairs(outputs: list[dict[str, Any]]) -> list[tuple[str, str]]:
     """(kind, record id) per record and live output: the call's pair, as displayed."""
     out = []
     for o in outputs:
@@ -79,8 +80,8 @@ def test_apply_patch_turn_shows_the_waiting_calls_live(
     # the view answers: the call goes on
     first.widget.approve("approve")
     assert (tmp_path / "asked.txt").read_text() == "yes\n"
-    outputs = run_magic.line("apply_patch_turn").outputs
-    assert "1 call of this turn waits for an answer: call-3" in outputs[1].data["text/plain"]
+    shown = run_magic.line("apply_patch_turn").outputs
+    assert "1 call of this turn waits for an answer: call-3" in shown[1].data["text/plain"]
 
 
 def test_a_result_evaluated_shows_its_live_view_and_record(

@@ -28,7 +28,9 @@ def patch(*body: str) -> str:
 
 def record_of(run: Run) -> dict[str, str]:
     """The last version of the call's static record."""
-    records = [o["data"] for o in run.outputs if "applypatch_ext" in o["metadata"]]
+    records: list[dict[str, str]] = [
+        o["data"] for o in run.outputs if "applypatch_ext" in o["metadata"]
+    ]
     return [d for d in records if "text/markdown" in d][-1]
 
 

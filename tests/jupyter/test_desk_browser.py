@@ -115,8 +115,10 @@ def test_an_agents_call_appears_at_the_desk_and_approve_answers_it(
     saved = _saved_outputs(root / name)
     # the desk's live view kept as a placeholder (its kernel's model fills it after a reload)
     assert len(saved_live_views(json.loads((root / name).read_text()))) == 1
-    (record,) = [o for o in saved if "record" in o.get("metadata", {}).get("applypatch_ext", {})]
-    assert "completed" in "".join(record["data"]["text/plain"])
+    (saved_record,) = [
+        o for o in saved if "record" in o.get("metadata", {}).get("applypatch_ext", {})
+    ]
+    assert "completed" in "".join(saved_record["data"]["text/plain"])
     page.evaluate(
         f"async (path) => {{ await ({LAB_PANEL_JS})(path).sessionContext.shutdown(); }}", name
     )

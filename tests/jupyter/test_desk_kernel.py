@@ -31,9 +31,10 @@ def kernel(tmp_path: Path) -> Iterator[Kernel]:
 def start_desk(kernel: Kernel) -> dict[str, Any]:
     kernel.run("%load_ext applypatch_ext")
     kernel.run("%apply_patch_mcp start --review")
-    return json.loads(
+    desk: dict[str, Any] = json.loads(
         kernel.run("import json; print(json.dumps({'url': desk.url, 'token': desk.token}))")
     )
+    return desk
 
 
 def agent_call(address: dict[str, Any], patch: str, outputs: list[str]) -> threading.Thread:

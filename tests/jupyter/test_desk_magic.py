@@ -139,7 +139,7 @@ def test_several_waiting_calls_are_answered_independently_from_code(
     agent.call("b", "apply_patch", {"patch": ADD_B})
     agent.call("c", "apply_patch", {"patch": ADD_C})
     pending(handle, 2)
-    by_text = {r.raw.parsed.hunks[0].path: r for r in handle.calls}  # type: ignore[union-attr]
+    by_text = {r.raw.parsed.hunks[0].path: r for r in handle.calls}
     by_text["c.txt"].decide("decline", reason="not c")
     assert by_text["c.txt"].status == CallStatus.DECLINED  # decide() returns once it went on
     assert by_text["b.txt"].status == CallStatus.AWAITING_APPROVAL

@@ -85,8 +85,8 @@ SPECIAL = [
     "\U000e0001", "\U0010fffd", "_", "\u00e9", "\u00df", "\u0663", "\u00bd", "-", "(", "x",
 ]  # fmt: skip
 CHARS = st.one_of(
-    st.characters(exclude_categories=("Cs",)),
-    st.characters(min_codepoint=0x10000, exclude_categories=("Cs",)),
+    st.characters(exclude_categories=["Cs"]),
+    st.characters(min_codepoint=0x10000, exclude_categories=["Cs"]),
     st.sampled_from(SPECIAL),
 )
 TOKEN = st.one_of(

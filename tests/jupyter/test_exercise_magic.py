@@ -12,9 +12,9 @@ import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
-from applypatch_ext.exercises import EXERCISES, Feedback, Verdict, exercise
+from applypatch_ext.exercises import EXERCISES, Feedback, Verdict
 
-from ..exercises.test_write import SOLUTIONS
+from ..exercises.test_write import SOLUTIONS, write_exercise
 from .conftest import Magic
 
 EXERCISE = "write-update-and-add"
@@ -32,7 +32,7 @@ def test_a_patch_cell_answers_at_once(
     assert "text/markdown" in shown["data"]
     feedback = ip.user_ns["fb"]
     assert isinstance(feedback, Feedback) and feedback.verdict is Verdict.WRONG
-    assert feedback == exercise(EXERCISE).check(wrong)
+    assert feedback == write_exercise(EXERCISE).check(wrong)
 
     run = run_magic(f"--exercise {EXERCISE}", SOLUTIONS[EXERCISE])
     assert run.outputs[0]["data"]["text/plain"].startswith("\u2713 Right: ")

@@ -30,7 +30,7 @@ BIN = Path(sys.executable).parent
 
 def calls_notebook(calls: int) -> nbformat.NotebookNode:
     """A notebook of ``calls`` ``%%apply_patch`` cells and one of somebody else's widget."""
-    nb = nbformat.v4.new_notebook()
+    nb: nbformat.NotebookNode = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {
         "name": "python3",
         "display_name": "Python 3",

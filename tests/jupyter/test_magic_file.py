@@ -4,6 +4,7 @@ result; bad input is exactly ``UsageError``, naming the file or the variable."""
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import pytest
@@ -172,8 +173,8 @@ def test_help_lists_the_forms_and_every_option_of_the_cell_magic(ip: Interactive
     assert "%apply_patch FILE [result] [options]" in line.__doc__
     assert "%apply_patch - NAME [result] [options]" in line.__doc__
 
-    def options(parser: object) -> set[str]:
-        return {s for a in parser._actions for s in a.option_strings}  # type: ignore[attr-defined]
+    def options(parser: argparse.ArgumentParser) -> set[str]:
+        return {s for a in parser._actions for s in a.option_strings}
 
     assert options(ApplyPatchMagics.apply_patch_file.parser) == options(cell.parser)
     assert "--dry-run" in options(cell.parser)

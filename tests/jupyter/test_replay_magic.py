@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
@@ -20,7 +21,7 @@ from .conftest import RecordingWidget
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 
-def run(ip: InteractiveShell, line: str) -> list[dict[str, object]]:
+def run(ip: InteractiveShell, line: str) -> list[dict[str, Any]]:
     with capture_output() as captured:
         ip.run_line_magic("apply_patch_replay", line)
     return [o.data for o in captured.outputs]

@@ -13,9 +13,10 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
 from applypatch_ext.core.turn.stages import CHANGED_WHILE_WAITING
+from applypatch_ext.jupyter.live.widget import ApplyPatchWidget
 from tests.trees import snapshot_dir_with_modes
 
-from .conftest import Magic
+from .conftest import Magic, Run
 
 NINE = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\n"
 PATCH = """*** Begin Patch
@@ -312,9 +313,9 @@ def test_a_decline_with_a_reason_from_code_and_from_the_magic(
     assert (tmp_path / "c.txt").exists() and not (tmp_path / "b.txt").exists()
 
 
-def _record(run: object) -> dict[str, str]:
+def _record(run: Run) -> dict[str, str]:
     """The call's static record as last displayed or updated (what a saved notebook keeps)."""
-    outputs = run.outputs  # type: ignore[attr-defined]
+    outputs = run.outputs
     records = [o["data"] for o in outputs if "record" in o["metadata"].get("applypatch_ext", {})]
     assert records, "the call displayed no record"
     data: dict[str, str] = records[-1]
@@ -371,10 +372,10 @@ def test_the_record_of_a_waiting_call_shows_its_review(run_magic: Magic, tmp_pat
     assert "review:" not in record_of(run.widget)["text/plain"]
 
 
-def record_of(widget: object) -> dict[str, str]:
+def record_of(widget: ApplyPatchWidget) -> dict[str, str]:
     from applypatch_ext.jupyter.records.record import record_bundle
 
-    return record_bundle(widget.record_id, widget.state_json())  # type: ignore[attr-defined]
+    return record_bundle(widget.record_id, widget.state_json())
 
 
 def test_a_reviews_record_is_bounded(run_magic: Magic, tmp_path: Path) -> None:

@@ -259,7 +259,7 @@ def test_a_big_add_is_cut_marked_and_the_record_bounded() -> None:
 
 
 def test_five_hundred_files_stay_within_the_bound() -> None:
-    diffs = {
+    diffs: dict[str, dict[str, Any]] = {
         f"/w/src/module_{i:03}.py": {
             "type": "update",
             "unified_diff": f"@@ -1,2 +1,2 @@\n-x = {i}\n+x = {i + 1}\n y = 'unchanged'\n",

@@ -196,7 +196,9 @@ def test_the_vocabulary_says_what_every_status_and_stage_means() -> None:
 
 def test_a_status_without_a_meaning_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     # the core gains a status nobody said the meaning of: the widget refuses to guess
-    grown = StrEnum("CallStatus", {**{s.name: s.value for s in CallStatus}, "PAUSED": "paused"})
+    members = {**{s.name: s.value for s in CallStatus}, "PAUSED": "paused"}
+    # (mypy reads the members of the functional API from a literal only, not computed ones)
+    grown = StrEnum("CallStatus", members)  # type: ignore[misc]
     monkeypatch.setattr(vocabulary_module, "CallStatus", grown)
     with pytest.raises(ValueError, match=r"no meaning for the call status\(es\) \['paused'\]"):
         call_vocabulary()
@@ -655,7 +657,9 @@ def turn_section_open(markup: str) -> bool:
 
 def record_of(run: Run) -> dict[str, str]:
     """The last version of the call's static record (what a saved notebook keeps)."""
-    records = [o["data"] for o in run.outputs if "applypatch_ext" in o["metadata"]]
+    records: list[dict[str, str]] = [
+        o["data"] for o in run.outputs if "applypatch_ext" in o["metadata"]
+    ]
     records = [d for d in records if "text/markdown" in d]
     return records[-1]
 

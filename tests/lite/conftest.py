@@ -46,6 +46,7 @@ def lite_url(lite_site: Path) -> Iterator[str]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     host, port = server.server_address[:2]
+    assert isinstance(host, str)  # an AF_INET address (bytes are for AF_UNIX)
     try:
         yield f"http://{host}:{port}"
     finally:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+import pytest
 from IPython import get_ipython
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.testing.globalipapp import start_ipython
@@ -134,7 +135,7 @@ def run_turn_command(cwd: Path, patches: Path, text: str, mode: str, options: Se
 def shell() -> InteractiveShell:
     """The global test shell (started once per process, as tests/jupyter does), with the
     extension loaded."""
-    ip = start_ipython() or get_ipython()
+    ip: InteractiveShell | None = start_ipython() or get_ipython()
     assert ip is not None
     ip.run_line_magic("load_ext", "applypatch_ext")
     return ip
@@ -161,11 +162,10 @@ def run_magic(cwd: Path, text: str, mode: str, options: Sequence[str]) -> Run:
         + " ".join(options)
     )
     pending: list[dict[str, Any]] = []
-    original = magic_module.ApplyPatchWidget
-    magic_module.ApplyPatchWidget = _KeptWidget
     _KeptWidget.made.clear()
     try:
-        with capture_output():
+        with pytest.MonkeyPatch.context() as patch, capture_output():
+            patch.setattr(magic_module, "ApplyPatchWidget", _KeptWidget)
             ip.run_cell_magic("apply_patch", line, text)
             result = ip.user_ns.pop("steer_result")
             (widget,) = _KeptWidget.made
@@ -174,7 +174,6 @@ def run_magic(cwd: Path, text: str, mode: str, options: Sequence[str]) -> Run:
                 result.decide(answer_of(mode))
             assert widget.approval == {}
     finally:
-        magic_module.ApplyPatchWidget = original
         SESSION.new_turn()
     raw = result.raw
     events = [e.to_json() for e in raw.events]

@@ -18,11 +18,12 @@ from applypatch_ext.jupyter.live.session import SESSION
 def ipython(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
     """The shell, in a fresh working directory and a fresh turn, computing every mime type."""
     # start_ipython() starts the global test shell the first time, then returns None.
-    shell = start_ipython() or get_ipython()
+    shell: InteractiveShell | None = start_ipython() or get_ipython()
     assert shell is not None
     shell.run_line_magic("load_ext", "applypatch_ext")
     monkeypatch.chdir(tmp_path)
     formatter = shell.display_formatter
+    assert formatter is not None
     monkeypatch.setattr(formatter, "active_types", list(formatter.format_types))
     SESSION.new_turn()
     yield shell

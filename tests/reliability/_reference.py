@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import IO
 
 REPO = Path(__file__).resolve().parents[2]
 REFERENCE_VERSION = "0.163.0"
@@ -28,10 +29,12 @@ def ours() -> list[str]:
 
 
 def run_tool(
-    command: list[str], args: list[str], cwd: Path | str, stdin: object = b""
+    command: list[str], args: list[str], cwd: Path | str, stdin: bytes | IO[bytes] = b""
 ) -> subprocess.CompletedProcess[bytes]:
     """Run ``command`` with ``args`` in ``cwd``; ``stdin`` is bytes or an open file."""
-    kwargs: dict[str, object] = {"input": stdin} if isinstance(stdin, bytes) else {"stdin": stdin}
-    return subprocess.run(  # type: ignore[call-overload, no-any-return]
-        [*command, *args], cwd=cwd, capture_output=True, check=False, timeout=120, **kwargs
-    )
+    argv = [*command, *args]
+    if isinstance(stdin, bytes):
+        return subprocess.run(
+            argv, cwd=cwd, capture_output=True, check=False, timeout=120, input=stdin
+        )
+    return subprocess.run(argv, cwd=cwd, capture_output=True, check=False, timeout=120, stdin=stdin)

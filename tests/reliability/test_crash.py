@@ -34,10 +34,11 @@ from applypatch_ext.core.apply.fs import LocalFilesystem
 from applypatch_ext.core.apply.journal import journal_dir, journal_path
 from applypatch_ext.core.apply.state import KEY_PREFIX, key_path
 from applypatch_ext.core.apply.transaction import Transaction
+from applypatch_ext.core.turn.events import TransactionJournalRefused, TransactionRecovered
 from applypatch_ext.core.turn.options import CallStatus, PipelineOptions
 from applypatch_ext.core.turn.turn import Turn
 
-from ..trees import snapshot_dir_with_modes
+from ..trees import ModedTree, snapshot_dir_with_modes
 from ._journals import attack_entries, signed_journal, unsigned_journal
 from ._support import FIGURES, SCALE, scaled
 
@@ -88,7 +89,7 @@ def build_tree(root: Path, count: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def snapshot(root: Path) -> dict[str, Any]:
+def snapshot(root: Path) -> ModedTree:
     return snapshot_dir_with_modes(root)
 
 
@@ -127,7 +128,7 @@ def wait_stopped(proc: subprocess.Popen[str]) -> None:
     assert os.WIFSTOPPED(status), f"the child ended instead of stopping: status {status}"
 
 
-def changed_paths(before: dict[str, Any], root: Path) -> int:
+def changed_paths(before: ModedTree, root: Path) -> int:
     after = snapshot(root)
     return sum(after.get(p) != v for p, v in before.items()) + len(set(after) - set(before))
 
@@ -236,7 +237,7 @@ def test_the_library_turn_recovers_first_and_says_what_it_restored(tmp_path: Pat
     assert result.status == CallStatus.COMPLETED, result.output
     kinds = [e.event.type for e in result.events if e.event.type != "patch_apply_updated"]
     assert kinds[:2] == ["transaction_recovered", "patch_safety_assessed"]
-    event = next(e.event for e in result.events if e.event.type == "transaction_recovered")
+    event = next(e.event for e in result.events if isinstance(e.event, TransactionRecovered))
     assert f"{root.resolve()}/run.sh" in event.restored  # the first hunk: deleted, put back
     assert event.failures == ()
     after = snapshot(root)
@@ -579,7 +580,7 @@ def test_crash_sweep_with_the_journal_tampered_after_the_kill(tmp_path: Path) ->
         else:
             result = Turn(str(root)).run("*** Begin Patch\n*** End Patch\n", "approve")
             (refused,) = [
-                e.event for e in result.events if e.event.type == "transaction_journal_refused"
+                e.event for e in result.events if isinstance(e.event, TransactionJournalRefused)
             ]
             assert refused.journal == journal and refused.moved_to is not None, how
             assert TAMPERINGS[how] in refused.reason, (how, refused.reason)

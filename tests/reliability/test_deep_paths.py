@@ -20,6 +20,7 @@ import pytest
 from applypatch_ext import apply_patch
 from applypatch_ext.core.apply.fs import PATH_MAX, LocalFilesystem, real_path
 from applypatch_ext.core.apply.transaction import Transaction
+from applypatch_ext.core.turn.events import EventType
 from applypatch_ext.core.turn.options import CallStatus, PipelineOptions
 from applypatch_ext.core.turn.turn import Turn
 
@@ -96,7 +97,7 @@ def test_pipeline_completes_with_an_end_event_and_a_turn_diff(
     result = turn.run(ADD, "approve")
     assert result.status == CallStatus.COMPLETED, result.error
     types = [e.event.type for e in result.events]
-    assert types.count("patch_apply_begin") == types.count("patch_apply_end") == 1
+    assert types.count(EventType.PATCH_APPLY_BEGIN) == types.count(EventType.PATCH_APPLY_END) == 1
     assert [(c.type, c.path) for c in result.delta.changes] == [("add", f"{work}/{DEEP}/f.txt")]
     assert f"diff --git a/{DEEP}/f.txt b/{DEEP}/f.txt\n" in turn.turn_diff()
     assert _deep_file(work).read_bytes() == b"deep\n"
@@ -126,6 +127,6 @@ def test_sandbox_resolves_a_chain_of_1200_symlinks(work: Path) -> None:
     result = Turn(str(work)).run("*** Begin Patch\n*** Add File: l1/x.txt\n+x\n*** End Patch\n")
     # The kernel stops following after 40 links (ELOOP): the write fails cleanly, with an end.
     types = [e.event.type for e in result.events]
-    assert types.count("patch_apply_begin") == types.count("patch_apply_end") == 1
+    assert types.count(EventType.PATCH_APPLY_BEGIN) == types.count(EventType.PATCH_APPLY_END) == 1
     assert result.status == CallStatus.FAILED
     assert "Failed to write file" in result.stderr

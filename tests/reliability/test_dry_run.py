@@ -18,7 +18,7 @@ from applypatch_ext.core.turn.options import CallStatus, PipelineOptions
 from applypatch_ext.core.turn.turn import Turn
 
 from ._ipython import ipython  # noqa: F401 - the fixture
-from ._support import disk_tree
+from ._support import Tree, disk_tree
 
 PATCH = (
     "*** Begin Patch\n"
@@ -41,7 +41,7 @@ FAULTS = (
 )
 
 
-def make_tree(root: Path) -> dict[str, object]:
+def make_tree(root: Path) -> Tree:
     (root / "a.txt").write_text("one\n")
     (root / "m.txt").write_text("m\n")
     (root / "moved.txt").write_text("was here\n")
@@ -63,7 +63,8 @@ def test_library_dry_run_writes_nothing_whatever_the_fault(tmp_path: Path, fault
     assert result.status == CallStatus.DRY_RUN, result.error
     assert disk_tree(str(tmp_path)) == before
     assert result.delta.is_empty()
-    assert sorted(result.proposed.changes) == sorted(  # type: ignore[union-attr]
+    assert result.proposed is not None
+    assert sorted(result.proposed.changes) == sorted(
         f"{tmp_path}/{p}" for p in ("a.txt", "m.txt", "new/b.txt", "gone.txt")
     )
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from applypatch_ext.core.turn.events import EventType
 from applypatch_ext.core.turn.options import CallStatus, PipelineOptions
 from applypatch_ext.core.turn.turn import HookBlock, Turn
 
@@ -53,7 +54,7 @@ def test_a_raising_post_hook_becomes_a_failed_result_with_the_writes(tmp_path: P
     assert result.delta.exact
     assert "+alpha" in turn.turn_diff() and "+B" in turn.turn_diff()
     types = [e.event.type for e in result.events]
-    assert types.count("patch_apply_begin") == types.count("patch_apply_end") == 1
+    assert types.count(EventType.PATCH_APPLY_BEGIN) == types.count(EventType.PATCH_APPLY_END) == 1
     assert result.stdout == "Success. Updated the following files:\nA a.txt\nM b.txt\n"
 
 

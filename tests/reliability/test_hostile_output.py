@@ -62,7 +62,8 @@ def assert_harmless_html(html_text: str) -> None:
 
 def rendered(markdown: str) -> str:
     """The Markdown as a CommonMark renderer turns it into HTML (raw HTML allowed)."""
-    return MarkdownIt("commonmark", {"html": True}).render(markdown)
+    page: str = MarkdownIt("commonmark", {"html": True}).render(markdown)
+    return page
 
 
 def assert_no_raw_controls(text: str) -> None:
@@ -86,7 +87,7 @@ def run_hostile_turn(ip: InteractiveShell, tmp_path: Path) -> dict[str, Any]:
         ip.run_cell_magic("apply_patch", "r --no-widget", patch)
     assert ip.user_ns["r"].status == "completed", ip.user_ns["r"].error
     assert (tmp_path / CONTROL_NAME).read_text() == "fine\n"
-    return captured.outputs[-1].data  # type: ignore[no-any-return]
+    return captured.outputs[-1].data
 
 
 def test_the_markdown_fallback_renders_no_live_html(

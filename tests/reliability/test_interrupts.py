@@ -18,6 +18,7 @@ import textwrap
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -60,11 +61,11 @@ def _wait_for(proc: subprocess.Popen[str], marker: str) -> str:
     raise AssertionError(f"child ended before {marker!r}: {err[-2000:]}")
 
 
-def _report(proc: subprocess.Popen[str]) -> dict[str, object]:
+def _report(proc: subprocess.Popen[str]) -> dict[str, Any]:
     line = _wait_for(proc, "REPORT ")
     proc.communicate(timeout=CHILD_TIMEOUT)
     assert proc.returncode == 0
-    report: dict[str, object] = json.loads(line[len("REPORT ") :])
+    report: dict[str, Any] = json.loads(line[len("REPORT ") :])
     return report
 
 
@@ -435,7 +436,11 @@ def test_text_search_finds_what_the_line_comparison_finds() -> None:
             (p for p in range(first, last + 1) if lines[p : p + len(pattern)] == pattern), None
         )
         joined = "\n".join(lines)
-        assert _find(lines, pattern, first, last, lambda joined=joined: joined) == expected
+
+        def text(joined: str = joined) -> str:
+            return joined
+
+        assert _find(lines, pattern, first, last, text) == expected
 
 
 def test_writes_from_another_thread_leave_the_handler_alone(tmp_path: Path) -> None:

@@ -85,7 +85,8 @@ def _expected(content: dict[str, Any]) -> dict[str, Any]:
     """What the hook saves: the restorable form (live views kept, models as placeholders)."""
     reference = copy.deepcopy(content)
     strip_live_views(reference, restorable=True)
-    return json.loads(nbformat.writes(nbformat.from_dict(reference)))  # type: ignore[no-any-return]
+    saved: dict[str, Any] = json.loads(nbformat.writes(nbformat.from_dict(reference)))
+    return saved
 
 
 def _views(content: dict[str, Any]) -> list[str]:

@@ -38,7 +38,7 @@ from applypatch_ext.core.turn.policy import ApprovalPolicy, PermissionProfile, S
 from applypatch_ext.core.turn.turn import Turn
 from applypatch_ext.core.turn.undo import UndoError, undo_call
 
-from ..trees import snapshot_dir_with_modes
+from ..trees import ModedTree, snapshot_dir_with_modes
 
 REPO = Path(__file__).resolve().parents[2]
 CHILD_TIMEOUT = 300
@@ -67,7 +67,7 @@ def places(tmp_path: Path) -> tuple[Path, Path]:
     return root, outside
 
 
-def tree(path: Path) -> dict[str, Any]:
+def tree(path: Path) -> ModedTree:
     return snapshot_dir_with_modes(path)
 
 

@@ -28,6 +28,7 @@ from IPython.utils.capture import CapturedIO, capture_output
 
 from applypatch_ext.core.turn.options import CallStatus, PipelineOptions
 from applypatch_ext.core.turn.turn import Turn
+from applypatch_ext.core.turn.undo_call import UndoCall
 from applypatch_ext.jupyter.live.widget import ApplyPatchWidget
 from applypatch_ext.jupyter.magics import magic as magic_module
 
@@ -37,6 +38,13 @@ from ._ipython import ipython
 __all__ = ["ipython"]  # the fixture
 
 UPDATE_A = "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** End Patch"
+
+
+def last_undo(turn: Turn) -> UndoCall:
+    """The turn's last call, the undo (or redo) that just ran."""
+    call = turn.calls[-1]
+    assert isinstance(call, UndoCall)
+    return call
 
 
 @pytest.fixture
@@ -88,7 +96,7 @@ def test_a_file_swapped_for_a_link_is_named_and_a_forced_undo_replaces_the_link(
     assert after["project/precious.txt"] == (b"precious\n", 0o600)
     assert after["victim.txt"] == precious["victim.txt"]
     assert forced.delta.exact and [c.path for c in forced.delta.changes] == [str(project / "a.txt")]
-    (conflict,) = turn.calls[-1].conflicts
+    (conflict,) = last_undo(turn).conflicts
     assert conflict.written and conflict.found == f"a symbolic link to {link}"
     assert "--force replaced the link (its target is untouched)" in conflict.reason()
 
@@ -147,7 +155,7 @@ def test_a_file_swapped_for_a_hard_link_is_named_and_forced_replaces_only_its_na
     assert os.stat(project / "a.txt").st_nlink == 1
     assert after["project/precious.txt"] == (b"precious\n", 0o600)
     assert after["victim.txt"] == untouched["victim.txt"]
-    (conflict,) = turn.calls[-1].conflicts
+    (conflict,) = last_undo(turn).conflicts
     assert conflict.written and conflict.is_shared
     assert "--force replaced this name of the hard link (its other names keep their bytes)" in (
         conflict.reason()

@@ -13,11 +13,11 @@ import functools
 import re
 from typing import Final, TypeAlias
 
-# Pygments ships no type hints (and the project installs no stubs for it).
-from pygments.lexer import Lexer  # type: ignore[import-untyped]
-from pygments.lexers import get_lexer_for_filename  # type: ignore[import-untyped]
-from pygments.lexers._mapping import LEXERS  # type: ignore[import-untyped]
-from pygments.token import (  # type: ignore[import-untyped]
+# (Pygments ships no type hints: see the mypy overrides in pyproject.toml.)
+from pygments.lexer import Lexer
+from pygments.lexers import get_lexer_for_filename
+from pygments.lexers._mapping import LEXERS
+from pygments.token import (
     Comment,
     Error,
     Generic,
@@ -30,7 +30,7 @@ from pygments.token import (  # type: ignore[import-untyped]
     String,
     _TokenType,
 )
-from pygments.util import ClassNotFound  # type: ignore[import-untyped]
+from pygments.util import ClassNotFound
 
 #: A line as sent: plain text, or ``[css_class, text]`` runs.
 Line: TypeAlias = str | list[list[str]]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -142,7 +143,7 @@ def test_the_working_directory(tmp_path: Path) -> None:
 
 
 def test_writes_outside_are_declined_by_default(tmp_path: Path) -> None:
-    items = [
+    items: list[dict[str, Any]] = [
         {
             "type": "custom_tool_call",
             "name": "apply_patch",
@@ -199,7 +200,7 @@ def test_our_own_answers_replay_as_agreeing_recordings(tmp_path: Path) -> None:
         (root / "a.txt").write_text("one\n")
         return root
 
-    items = [
+    items: list[dict[str, Any]] = [
         {
             "type": "apply_patch_call",
             "call_id": "b1",
@@ -229,7 +230,7 @@ def test_our_own_answers_replay_as_agreeing_recordings(tmp_path: Path) -> None:
     ]
     first = fresh("first")
     turn = Turn(str(first), options=PipelineOptions.from_strings(str(first), exclude_tmp=True))
-    recording = []
+    recording: list[dict[str, Any]] = []
     for item in items:
         ran = run_item(turn, item, "decline")
         assert ran is not None

@@ -207,14 +207,17 @@ def arguments_events(arguments: str, size: int, item_id: str = "fc_1") -> list[o
                 sequence_number=n,
             )
         )
+    # (validated from a dict, as the wire has it: this SDK's model declares no `name`)
     events.append(
-        ResponseFunctionCallArgumentsDoneEvent(
-            type="response.function_call_arguments.done",
-            arguments=arguments,
-            item_id=item_id,
-            output_index=0,
-            sequence_number=len(events),
-            name="apply_patch",
+        ResponseFunctionCallArgumentsDoneEvent.model_validate(
+            {
+                "type": "response.function_call_arguments.done",
+                "arguments": arguments,
+                "item_id": item_id,
+                "output_index": 0,
+                "sequence_number": len(events),
+                "name": "apply_patch",
+            }
         )
     )
     return events
@@ -295,7 +298,10 @@ def test_run_stream_function_form_previews_and_answers(tmp_path: Path) -> None:
 def test_run_stream_without_a_patch_call(tmp_path: Path) -> None:
     turn = work(tmp_path)
     events = arguments_events(json.dumps({"city": "Paris"}), 4)
-    events[0].item.name = "get_weather"  # type: ignore[attr-defined]
+    added = events[0]
+    assert isinstance(added, ResponseOutputItemAddedEvent)
+    assert isinstance(added.item, ResponseFunctionToolCall)
+    added.item.name = "get_weather"
     assert run_stream(turn, events, "decline") is None
     assert turn.calls == []
 

@@ -11,7 +11,7 @@ from applypatch_ext.core.apply.changes import (
     AppliedPatchDelta,
     AppliedUpdate,
 )
-from applypatch_ext.core.apply.runtime import apply_hunks
+from applypatch_ext.core.apply.runtime import ApplyOutcome, apply_hunks
 from applypatch_ext.core.apply.standalone import apply_patch
 from applypatch_ext.core.errors import CancelledError, ComputeReplacementsError, IoError
 from applypatch_ext.core.parse.parser import parse_patch
@@ -20,7 +20,7 @@ from applypatch_ext.core.turn.faults import FaultyFilesystem
 from ..conftest import Workspace
 
 
-def run(ws: Workspace, body: str, *faults: str, line_endings: str = "preserve"):  # type: ignore[no-untyped-def]
+def run(ws: Workspace, body: str, *faults: str, line_endings: str = "preserve") -> ApplyOutcome:
     fs = FaultyFilesystem.from_specs(ws.fs, list(faults), ws.root) if faults else ws.fs
     parsed = parse_patch(f"*** Begin Patch\n{body}\n*** End Patch")
     from applypatch_ext.core.text import LineEndings

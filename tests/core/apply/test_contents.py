@@ -16,7 +16,7 @@ def new(original: str, body: str, mode: LineEndings = PRESERVE) -> str:
     parsed = parse_patch(f"*** Begin Patch\n*** Update File: f\n{body}\n*** End Patch")
     hunk = parsed.hunks[0]
     assert hunk.kind == "update"
-    return derive_new_contents(original, "/w/f", hunk.chunks, mode)  # type: ignore[union-attr]
+    return derive_new_contents(original, "/w/f", hunk.chunks, mode)
 
 
 @pytest.mark.parametrize(

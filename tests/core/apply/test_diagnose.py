@@ -15,6 +15,7 @@ from applypatch_ext.core.diagnosis import Diagnosis, DiagnosisKind
 from applypatch_ext.core.errors import ErrorReason, InvalidHunkError, IoError, ParseError
 from applypatch_ext.core.interrupts import CancellationToken
 from applypatch_ext.core.parse.diagnose import diagnose_parse_error
+from applypatch_ext.core.parse.model import UpdateFile
 from applypatch_ext.core.parse.parser import parse_patch
 from applypatch_ext.core.text import LineEndings
 from applypatch_ext.core.turn.options import CallStatus, Decision, PipelineOptions
@@ -551,7 +552,8 @@ def test_the_chunk_lines_the_parser_records() -> None:
     )
     add, update = parsed.hunks
     assert (add.line, update.line) == (2, 4)
-    assert [chunk.line for chunk in update.chunks] == [5, 7]  # type: ignore[union-attr]
+    assert isinstance(update, UpdateFile)
+    assert [chunk.line for chunk in update.chunks] == [5, 7]
 
 
 def in_place(text: str, found: Diagnosis) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -64,7 +65,7 @@ def test_read_write_and_parents(ws: Workspace) -> None:
 )
 def test_error_kinds(ws: Workspace, operation: str, code: int) -> None:
     ws.put("dir/f", "x")
-    calls = {
+    calls: dict[str, Callable[[], object]] = {
         "read-missing": lambda: ws.fs.read_bytes(ws.path("nope")),
         "read-dir": lambda: ws.fs.read_bytes(ws.path("dir")),
         "write-dir": lambda: ws.fs.write_bytes(ws.path("dir"), b""),

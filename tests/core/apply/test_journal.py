@@ -8,6 +8,7 @@ import os
 import stat
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -201,21 +202,22 @@ def test_the_key_is_made_once_0600_and_shared_by_every_process(
     assert sorted(os.listdir(state_dir)) == ["key"], "no temporary file left"
 
 
+def _symlink_in_place(path: str) -> None:
+    os.remove(path)
+    os.symlink("/etc/hostname", path)
+
+
 @pytest.mark.parametrize(
     ("spoil", "problem"),
     [
         pytest.param(lambda p: os.chmod(p, 0o644), "its mode is 0o644", id="mode-0644"),
         pytest.param(lambda p: os.chown(p, 65534, -1), "owned by uid 65534", id="other-owner"),
         pytest.param(lambda p: Path(p).write_bytes(b"\xffshort"), "6 bytes", id="short"),
-        pytest.param(
-            lambda p: (os.remove(p), os.symlink("/etc/hostname", p)),
-            "symbolic link",
-            id="symlink",
-        ),
+        pytest.param(_symlink_in_place, "symbolic link", id="symlink"),
     ],
 )
 def test_a_key_that_cannot_be_trusted_is_moved_aside_and_its_journals_refused(
-    tmp_path: Path, state_dir: Path, spoil: object, problem: str
+    tmp_path: Path, state_dir: Path, spoil: Callable[[str], object], problem: str
 ) -> None:
     if os.geteuid() != 0 and "owner" in problem:
         pytest.skip("only root can give a file to another user")
@@ -223,7 +225,7 @@ def test_a_key_that_cannot_be_trusted_is_moved_aside_and_its_journals_refused(
     root.mkdir()
     path = written(root, JournalEntry("absent", f"{root}/a"))
     key = state.key_path()
-    spoil(key)  # type: ignore[operator]
+    spoil(key)
     with pytest.raises(JournalRefused) as info:
         wal.read_journal(path)
     assert f"the key {key} cannot be trusted: " in info.value.reason

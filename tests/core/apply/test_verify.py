@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from applypatch_ext.core.apply.changes import FileAdd, FileDelete, FileUpdate
+from applypatch_ext.core.apply.changes import ApplyPatchAction, FileAdd, FileDelete, FileUpdate
 from applypatch_ext.core.apply.verify import verify_patch
 from applypatch_ext.core.errors import ComputeReplacementsError, InvalidPatchError, IoError
 from applypatch_ext.core.parse.parser import parse_patch
@@ -13,7 +13,7 @@ from applypatch_ext.core.parse.parser import parse_patch
 from ..conftest import Workspace
 
 
-def verify(ws: Workspace, body: str, **options: str):  # type: ignore[no-untyped-def]
+def verify(ws: Workspace, body: str, **options: str) -> ApplyPatchAction:
     parsed = parse_patch(f"*** Begin Patch\n{body}\n*** End Patch")
     return verify_patch(parsed, ws.root, ws.fs, **options)
 

@@ -923,7 +923,7 @@ def test_carriage_returns_before_newline(line_end: str, expected_old: str) -> No
 ALL_VALID_TEXTS = [
     *(pytest.param(p.values[0], id=f"valid-{p.id}") for p in VALID_CASES),
     *(pytest.param(p.values[0], id=f"canonical-{p.id}") for p in CANONICAL_CASES),
-    *(pytest.param(cr_text(p.values[0]), id=f"cr-{p.id}") for p in CR_CASES),
+    *(pytest.param(cr_text(str(p.values[0])), id=f"cr-{p.id}") for p in CR_CASES),
     pytest.param(CRLF_TEXT, id="crlf-text"),
     pytest.param(
         patch("*** Add File: a", "+x\r\r\r", "+\r\r\r", "+y\r"), id="add-lines-ending-with-cr"

@@ -967,6 +967,7 @@ def test_feed_with_reads_anywhere_gives_what_push_delta_gives(
             except ParseError as exc:
                 eager_error = exc
         try:
+            got: HunkSnapshot | None
             if way == "push":
                 got = lazy.push_delta(delta)
             else:

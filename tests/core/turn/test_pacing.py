@@ -4,6 +4,7 @@ so its sizes, counts and pauses are checked here without a clock."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 
@@ -119,7 +120,7 @@ def test_an_empty_text_is_one_empty_delta() -> None:
         ),
     ],
 )
-def test_bad_plans_name_the_option_and_what_is_valid(kwargs: dict, message: str) -> None:
+def test_bad_plans_name_the_option_and_what_is_valid(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError) as info:
         plan_stream(100, **kwargs)
     assert message in str(info.value)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from applypatch_ext.core.parse.model import Hunk
 from applypatch_ext.core.parse.parser import parse_patch
+from applypatch_ext.core.turn.events import PatchApplyUpdated
 from applypatch_ext.core.turn.preview import ApplyPatchArgumentDiffConsumer, planned_changes
 
 
@@ -90,10 +94,11 @@ def test_pending_events_are_built_only_when_sent() -> None:
     built: list[int] = []
     original = consumer._event
 
-    def counting(hunks):  # type: ignore[no-untyped-def]
+    def counting(hunks: Sequence[Hunk]) -> PatchApplyUpdated:
         built.append(len(hunks))
         return original(hunks)
 
+    # (mypy refuses assigning to a method: here the instance's, to count the events built)
     consumer._event = counting  # type: ignore[method-assign]
     for i in range(1000):
         consumer.push_delta(f"+{i}\n")

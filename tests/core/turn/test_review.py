@@ -18,6 +18,7 @@ from applypatch_ext.core.turn.options import (
     options_of,
 )
 from applypatch_ext.core.turn.policy import ApprovalPolicy, PermissionProfile, SandboxPolicy
+from applypatch_ext.core.turn.result import CallResult
 from applypatch_ext.core.turn.review import (
     NOT_APPLIED,
     normalize_selection,
@@ -62,11 +63,11 @@ def start(root: Path, text: str, **options: Any) -> tuple[Turn, ApplyPatchCall]:
     return turn, call
 
 
-def types(result: Any) -> list[str]:
+def types(result: CallResult) -> list[str]:
     return [e.event.type for e in result.events]
 
 
-def event(result: Any, kind: str, n: int = -1) -> dict[str, Any]:
+def event(result: CallResult, kind: str, n: int = -1) -> dict[str, Any]:
     found = [e.event.to_json() for e in result.events if e.event.type == kind]
     return found[n]
 
@@ -217,6 +218,7 @@ def test_a_selection_reaching_outside_the_root_is_approved_by_its_answer(tmp_pat
     _turn, call = start(root, text)
     first = call.run()
     assert first.status == CallStatus.AWAITING_APPROVAL  # outside the root: asks
+    assert first.pending_request is not None
     assert list(first.pending_request.changes) == [f"{root}/in.txt", f"{outside}/out.txt"]
     done = call.resume("approve", accept={f"{outside}/out.txt": True})
     # the request showed out.txt's change: approving it approves it, no second request

@@ -496,12 +496,13 @@ def test_the_state_folder_is_refused_under_every_root_even_when_approved(
     approved = [journal, ws.path(f"{state}/key")]
     policy = workspace(ws.path(state))  # even configured as a root
     sb = SandboxedFilesystem(ws.fs, policy, ws.path("project"), approved=approved)
-    for call, args in [
+    calls: list[tuple[Callable[..., object], tuple[object, ...]]] = [
         (sb.write_bytes, (journal, b"x")),
         (sb.create_dirs, (posixpath.dirname(journal),)),
         (sb.remove_file, (approved[1],)),
-    ]:
-        exc = denied(call, *args)  # type: ignore[arg-type]
+    ]
+    for call, args in calls:
+        exc = denied(call, *args)
         assert f"inside {ws.path(state)}, applypatch_ext's state folder" in str(exc)
     ws.symlink("project/alias", state.removeprefix("project/"))
     exc = denied(sb.write_bytes, ws.path("project/alias/journals/0123.journal"), b"x")

@@ -13,6 +13,7 @@ from applypatch_ext.core.apply.changes import AppliedAdd, AppliedPatchDelta, App
 from applypatch_ext.core.apply.memfs import MemoryFilesystem
 from applypatch_ext.core.apply.transaction import Transaction
 from applypatch_ext.core.interrupts import CancellationToken
+from applypatch_ext.core.turn.events import ApplyPatchApprovalRequest, PatchApplyBegin
 from applypatch_ext.core.turn.options import CallStatus, Decision, PipelineOptions
 from applypatch_ext.core.turn.policy import ApprovalPolicy, PermissionProfile, SandboxPolicy
 from applypatch_ext.core.turn.result import format_wall_time
@@ -202,8 +203,8 @@ def test_sandbox_denial_and_retry(retry: str) -> None:
         lambda request: next(answers),
     )
     kinds = types(result)
-    requests = [e.event for e in result.events if e.event.type == "apply_patch_approval_request"]
-    assert [r.retry for r in requests] == [True]  # type: ignore[union-attr]
+    requests = [e.event for e in result.events if isinstance(e.event, ApplyPatchApprovalRequest)]
+    assert [r.retry for r in requests] == [True]
     if retry == "approve":
         assert result.status == CallStatus.COMPLETED
         assert result.attempts == 2
@@ -397,8 +398,8 @@ def test_fold_mode_reproduces_the_duplicate_path_gap() -> None:
     # the safety check saw only {a.txt: Add}: auto-approved, the destination never shown
     assert result.status == CallStatus.COMPLETED
     assert "apply_patch_approval_request" not in types(result)
-    begin = next(e.event for e in result.events if e.event.type == "patch_apply_begin")
-    assert list(begin.changes) == [f"{ROOT}/a.txt"]  # type: ignore[union-attr]
+    begin = next(e.event for e in result.events if isinstance(e.event, PatchApplyBegin))
+    assert list(begin.changes) == [f"{ROOT}/a.txt"]
     assert fs.read_bytes("/outside/evil.txt") == b"y\n"
 
     turn2, fs2 = make_turn({"a.txt": "x\n"})

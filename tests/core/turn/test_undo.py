@@ -13,11 +13,12 @@ from applypatch_ext.core.turn.events import EventType
 from applypatch_ext.core.turn.history import turn_history
 from applypatch_ext.core.turn.options import CallStatus, Decision, PipelineOptions
 from applypatch_ext.core.turn.policy import PermissionProfile, SandboxPolicy
+from applypatch_ext.core.turn.result import CallResult
 from applypatch_ext.core.turn.turn import Turn
 from applypatch_ext.core.turn.undo import UndoError, undo_call
 from applypatch_ext.core.turn.undo_call import UndoCall
 
-from ...trees import snapshot_dir_with_modes
+from ...trees import ModedTree, snapshot_dir_with_modes
 
 WORKSPACE = SandboxPolicy(
     PermissionProfile.WORKSPACE_WRITE, include_tmp=False, include_tmpdir_env=False
@@ -39,12 +40,12 @@ def turn_in(root: Path, **options: object) -> Turn:
     return Turn(str(root), options=PipelineOptions(sandbox=WORKSPACE, **options))  # type: ignore[arg-type]
 
 
-def tree(root: Path) -> dict[str, tuple[object, int]]:
+def tree(root: Path) -> ModedTree:
     return snapshot_dir_with_modes(root)
 
 
-def event_types(result: object) -> list[str]:
-    return [e.event.type for e in result.events]  # type: ignore[attr-defined]
+def event_types(result: CallResult) -> list[str]:
+    return [e.event.type for e in result.events]
 
 
 @pytest.mark.parametrize(
