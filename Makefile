@@ -65,7 +65,9 @@ lab: $(LAB_STAMP)
 lab-fresh:
 	$(MAKE) lab FRESH=1
 
-lint: $(TEST_STAMP) jscheck
+# mypy reads the browser tests and bench/ too: their Playwright and jupyter_server types come
+# with the `browser` extra
+lint: $(ALL_STAMP) jscheck
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
@@ -81,7 +83,7 @@ jscheck: $(JS_STAMP)
 JOBS ?= 2
 XDIST = $(if $(filter 0,$(JOBS)),,-n $(JOBS) --dist loadgroup)
 
-# Lint, types and every test that is neither `slow` nor `browser`, with the `test` extra only;
+# Lint, types and every test that is neither `slow` nor `browser` (no browser is started);
 # runs without ../shared (the reference scenarios are then skipped, saying so).
 check: lint
 	$(PY) -m pytest -q -p no:cacheprovider $(XDIST) -m "not slow and not browser"
