@@ -115,6 +115,37 @@ NOTEBOOK7_OWN_ERRORS = (
 PANEL_OF = """(path) => [...window.jupyterapp.shell.widgets('main')]
     .find(w => (w.context?.path ?? '') === path) ?? window.jupyterapp.shell.currentWidget"""
 
+#: The plain texts of the call records in the notebook model of ``path``, in cell order.
+MODEL_RECORDS = f"""(path) => {{
+    const cells = ({PANEL_OF})(path).content.model.cells;
+    const texts = [];
+    for (let c = 0; c < cells.length; c++) {{
+        const outputs = cells.get(c).outputs;
+        for (let i = 0; i < (outputs?.length ?? 0); i++) {{
+            const output = outputs.get(i);
+            if (!output.metadata?.applypatch_ext?.record) continue;
+            const text = output.data['text/plain'];
+            texts.push(Array.isArray(text) ? text.join('') : String(text ?? ''));
+        }}
+    }}
+    return texts;
+}}"""
+
+
+def records_say(page: Page, path: str, words: list[str]) -> None:
+    """Wait until the notebook model of ``path`` holds one call record per word, in order,
+    each saying its word: what a save then writes. A record's update is a message of its own,
+    which may come after its live view's, so a live view's state does not tell it."""
+    page.wait_for_function(
+        f"""([path, words]) => {{
+            const texts = ({MODEL_RECORDS})(path);
+            return texts.length === words.length && words.every((w, i) => texts[i].includes(w));
+        }}""",
+        arg=[path, words],
+        timeout=60_000,
+        polling=200,
+    )
+
 
 @dataclass(frozen=True)
 class Front:

@@ -114,6 +114,9 @@ def waiting_in(front: Front, page: Page, server: JupyterServer, name: str, cells
     panel = front.open(page, server, name)
     front.run(page, name, [0, 1])
     waiting_call(page, panel)
+    # the record's update is a message of its own, which may come after the live view's: the
+    # save writes what the model holds
+    recorded(page, name, "waiting for approval")
     page.evaluate(SAVE, name)
     return saved_record(server, name, "waiting for approval")
 
@@ -135,11 +138,12 @@ RECORD_TEXT = f"""(path) => {{
 }}"""
 
 
-def recorded(page: Page, path: str) -> None:
-    """The cell's own record (hidden under its live view) says the call completed in the
-    notebook's model: the page holds the kernel's update of it, so a save keeps it."""
+def recorded(page: Page, path: str, word: str = COMPLETED) -> None:
+    """The cell's own record (hidden under its live view) says ``word`` (by default that the
+    call completed) in the notebook's model: the page holds the kernel's update of it, so a
+    save keeps it."""
     page.wait_for_function(
-        f"(path) => ({RECORD_TEXT})(path).includes({json.dumps(COMPLETED)})",
+        f"(path) => ({RECORD_TEXT})(path).includes({json.dumps(word)})",
         arg=path,
         timeout=60_000,
         polling=200,

@@ -31,6 +31,7 @@ from .pages import (
     expect,
     open_lab_notebook,
     open_nb7_notebook,
+    records_say,
     run_lab_cells,
     run_nb7_cells,
     saved_live_views,
@@ -178,6 +179,7 @@ def test_saved_notebook_reopens_in_lab_with_every_result(
     page.screenshot(path=str(artifacts_dir / "live.png"))
 
     # save, shut the kernel down, reopen
+    records_say(page, name, FINAL)
     page.evaluate(f"async (path) => {{ await ({LAB_PANEL_JS})(path).context.save(); }}", name)
     nb = _saved(jupyter_lab, name)
     _check_saved_file(nb, FINAL, 3)  # the closed one's too: a placeholder no kernel fills
@@ -262,6 +264,7 @@ def test_saved_notebook_reopens_in_notebook7_with_every_result(
     expect(widgets.nth(0).get_by_test_id("applypatch-status")).to_have_text("completed")
     expect(panel.locator(f"{RECORD}:visible")).to_have_count(0)
 
+    records_say(page, name, FINAL)
     page.evaluate("async () => { await window.jupyterapp.shell.currentWidget.context.save(); }")
     _check_saved_file(_saved(jupyter_notebook7, name), FINAL, 3)
     page.evaluate(
