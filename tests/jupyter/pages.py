@@ -115,11 +115,13 @@ NOTEBOOK7_OWN_ERRORS = (
 PANEL_OF = """(path) => [...window.jupyterapp.shell.widgets('main')]
     .find(w => (w.context?.path ?? '') === path) ?? window.jupyterapp.shell.currentWidget"""
 
-#: The plain texts of the call records in the notebook model of ``path``, in cell order.
-MODEL_RECORDS = f"""(path) => {{
+#: The plain texts of the call records in the notebook model of ``path``, in cell order (of
+#: cell ``only`` alone when it is given).
+MODEL_RECORDS = f"""(path, only) => {{
     const cells = ({PANEL_OF})(path).content.model.cells;
     const texts = [];
     for (let c = 0; c < cells.length; c++) {{
+        if (only !== undefined && c !== only) continue;
         const outputs = cells.get(c).outputs;
         for (let i = 0; i < (outputs?.length ?? 0); i++) {{
             const output = outputs.get(i);

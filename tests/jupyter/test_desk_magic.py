@@ -195,8 +195,12 @@ def test_a_desk_calls_widget_offers_undo_and_its_button_puts_the_file_back(
     assert (tmp_path / "a.txt").read_text() == "one\nTWO\n"
     assert widget.undo["can_undo"] is True and widget.undo["can_redo"] is False
     assert {k: widget.undo["place"][k] for k in ("index", "count")} == {"index": 1, "count": 1}
-    click(widget, {"type": "undo", "kind": "undo"})  # on the kernel's main thread, as a click
+    with capture_output() as captured:  # on the kernel's main thread, as a click
+        click(widget, {"type": "undo", "kind": "undo"})
     assert (tmp_path / "a.txt").read_text() == "one\ntwo\n"
+    # the desk's record (what the saved notebook and nbconvert show) says so too
+    plain = [o.data["text/plain"] for o in captured.outputs if o.update]
+    assert any("undone: its files are back as before the call" in text for text in plain), plain
     assert widget.undo["last"]["status"] == "completed"
     assert widget.undo["last"]["call_id"] == "call-2"
     assert widget.undo["undone"] == "undone" and widget.undo["can_redo"] is True
@@ -204,6 +208,39 @@ def test_a_desk_calls_widget_offers_undo_and_its_button_puts_the_file_back(
     redone = handle.calls[0].redo()
     assert redone.status == CallStatus.COMPLETED
     assert (tmp_path / "a.txt").read_text() == "one\nTWO\n"
+
+
+def test_a_desk_calls_undo_never_writes_through_a_link_planted_at_its_file(
+    start: Any, tmp_path: Path
+) -> None:
+    """The attack on the desk's new Undo: after the agent's call wrote a.txt, a.txt becomes a
+    link to precious.txt. Undo stops at the conflict, naming the link; its forced way replaces
+    the link itself with the file as it was, and never writes (or reads) precious.txt."""
+    (tmp_path / "a.txt").write_text("one\ntwo\n")
+    (tmp_path / "precious.txt").write_text("precious\n")
+    handle, _ = start("--review")
+    before = len(RecordingWidget.instances)
+    agent = Agent(handle)
+    agent.call("update", "apply_patch", {"patch": UPDATE})
+    pending(handle)
+    (widget,) = RecordingWidget.instances[before:]
+    widget.approve("approve")
+    agent.join()
+    (tmp_path / "a.txt").unlink()
+    (tmp_path / "a.txt").symlink_to("precious.txt")
+
+    click(widget, {"type": "undo", "kind": "undo"})
+    last = widget.undo["last"]
+    assert last["status"] == "error"
+    (conflict,) = last["conflicts"]
+    assert conflict["found"] == "a symbolic link to precious.txt"
+    assert (tmp_path / "a.txt").is_symlink()
+    (way,) = [c for c in last["choices"] if c["message"].get("force")]
+    click(widget, way["message"])
+    assert widget.undo["last"]["status"] == "completed"
+    assert not (tmp_path / "a.txt").is_symlink()
+    assert (tmp_path / "a.txt").read_text() == "one\ntwo\n"
+    assert (tmp_path / "precious.txt").read_text() == "precious\n"
 
 
 def test_stop_declines_what_waits_and_status_says_so(start: Any, ip: InteractiveShell) -> None:

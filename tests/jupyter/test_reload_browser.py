@@ -23,11 +23,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from applypatch_ext.jupyter.records.vocabulary import status_meaning
+from applypatch_ext.jupyter.records.vocabulary import request_words, status_meaning
 
 from .conftest import JupyterServer, PageWatch
 from .pages import (
     FRONTS,
+    MODEL_RECORDS,
     PANEL_OF,
     WIDGET,
     Front,
@@ -99,6 +100,10 @@ def answerable_again(cell: Locator) -> Locator:
     live = cell.locator(WIDGET)
     expect(live).to_have_count(1, timeout=30_000)
     expect(live.get_by_test_id("applypatch-status")).to_have_text(WAITING)
+    # the question and its count, Python's words, come back with the kernel's model
+    words = request_words(1)
+    expect(live.locator(".applypatch-approval-text")).to_contain_text(words["heading"])
+    expect(live.locator(".applypatch-approval-text")).to_contain_text(words["writes"])
     for testid in ("applypatch-approve", "applypatch-approve-session", "applypatch-decline"):
         expect(live.get_by_test_id(testid)).to_be_enabled()
     expect(live.get_by_test_id("applypatch-reason-input")).to_be_editable()
@@ -127,23 +132,12 @@ def approve_there(live: Locator, root: Path) -> None:
     assert (root / "asked.txt").read_text() == "yes\n"
 
 
-RECORD_TEXT = f"""(path) => {{
-    const cell = ({PANEL_OF})(path).content.model.cells.get(1);
-    const texts = [];
-    for (let i = 0; i < cell.outputs.length; i++) {{
-        const output = cell.outputs.get(i);
-        if (output.metadata?.applypatch_ext?.record) texts.push(output.data['text/plain']);
-    }}
-    return texts.join('|');
-}}"""
-
-
 def recorded(page: Page, path: str, word: str = COMPLETED) -> None:
     """The cell's own record (hidden under its live view) says ``word`` (by default that the
     call completed) in the notebook's model: the page holds the kernel's update of it, so a
     save keeps it."""
     page.wait_for_function(
-        f"(path) => ({RECORD_TEXT})(path).includes({json.dumps(word)})",
+        f"(path) => ({MODEL_RECORDS})(path, 1).join('|').includes({json.dumps(word)})",
         arg=path,
         timeout=60_000,
         polling=200,
